@@ -1,0 +1,22 @@
+import 'reflect-metadata';
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { buildSchema, type NonEmptyArray } from 'type-graphql';
+import { MerchantResolver } from './resolvers/merchant.resolver';
+import { RateResolver } from './resolvers/rate.resolver';
+import { SandboxResolver } from './resolvers/sandbox.resolver';
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+export const resolvers: NonEmptyArray<Function> = [RateResolver, MerchantResolver, SandboxResolver];
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+export async function buildGraphQLSchema(extra: Function[] = []): Promise<GraphQLSchema> {
+  return buildSchema({
+    resolvers: [...resolvers, ...extra] as NonEmptyArray<Function>, // eslint-disable-line @typescript-eslint/no-unsafe-function-type
+    validate: false,
+  });
+}
+
+/** The SDL checked in as `schema.graphql`: sorted, so it only changes when the schema does. */
+export function printSchemaFile(schema: GraphQLSchema): string {
+  return `# Generated from the type-graphql schema by \`npm run schema\`. Do not edit.\n\n${printSchema(lexicographicSortSchema(schema))}\n`;
+}

@@ -1,0 +1,24 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Principal } from '../services/auth.service';
+import { DomainError, ErrorCode } from '../domain/errors';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+    em: EntityManager;
+  }
+  interface FastifyContextConfig {
+    /** `public` routes skip authentication and rate limiting (health, OpenAPI document). */
+    public?: boolean;
+  }
+}
+
+export function requirePrincipal(principal: Principal | undefined): Principal {
+  if (!principal) throw new DomainError(ErrorCode.Unauthorized, 'Authentication required');
+  return principal;
+}
+
+/** The merchant a secret key acts for. */
+export function merchantIdOf(principal: Principal | undefined): string {
+  return requirePrincipal(principal).merchantId;
+}

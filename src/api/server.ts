@@ -1,0 +1,130 @@
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { fastifyApolloHandler, fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { ulid } from 'ulid';
+import { errorBody, ErrorCode } from '../domain/errors';
+import type { Services } from '../services';
+import { mapError } from './error-mapping';
+import { createApollo } from './graphql/apollo';
+import type { GraphQLContext } from './graphql/context';
+import { graphqlErrorBody } from './graphql/errors';
+import { buildGraphQLSchema } from './graphql/schema';
+import './principal';
+import { registerRateLimit } from './rate-limit';
+import { ErrorResponse } from './rest/schemas';
+import { healthRoutes } from './rest/routes/health.route';
+import { ratesRoutes } from './rest/routes/rates.route';
+import { validatorCompiler } from './validation';
+import { attachGraphQLWebSocket } from './ws';
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface GatewayOptions {
+  orm: MikroORM;
+  services: Services;
+  logger: Logger;
+  version: string;
+}
+
+function isGraphQLRequest(request: FastifyRequest): boolean {
+  return request.url === '/graphql' || request.url.startsWith('/graphql?');
+}
+
+/** Builds the gateway: REST `/v1`, GraphQL over HTTP and graphql-ws, one error model each. */
+export async function buildGateway(options: GatewayOptions) {
+  const { orm, services } = options;
+  const production = services.config.ONRAMP_ENV === 'production';
+  const app = Fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : `req_${ulid()}`;
+    },
+    routerOptions: { maxParamLength: 200 },
+    ajv: { customOptions: { removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.addSchema(ErrorResponse);
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const mapped = mapError(error);
+    if (mapped.unexpected) request.log.error({ err: error }, 'unexpected error');
+    else if (mapped.status >= 500) request.log.warn({ err: error }, mapped.message);
+    if (mapped.code === ErrorCode.RateLimited && !reply.hasHeader('retry-after')) {
+      reply.header('retry-after', '60');
+    }
+    const body = isGraphQLRequest(request)
+      ? graphqlErrorBody(mapped.code, mapped.message)
+      : errorBody(mapped.code, mapped.message, mapped.details);
+    return reply.code(mapped.status).type('application/json').send(body);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(errorBody(ErrorCode.NotFound, `No route ${request.method} ${request.url.split('?')[0]}`)),
+  );
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    request.em = orm.em.fork();
+    if (request.routeOptions.config?.public || !request.routeOptions.url) return;
+    request.principal = await services.auth.authenticate(request.em, request.headers.authorization);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'NGN onramp API',
+        version: options.version,
+        description: 'REST /v1 of the NGN-to-stablecoin onramp service. Errors: {"error": {"code", "message", "details"?}}.',
+      },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'sk_test_ / sk_live_ secret key' } },
+      },
+      security: [{ bearer: [] }],
+    },
+  });
+  await registerRateLimit(app, {
+    orm,
+    clock: services.clock,
+    perMinute: services.config.RATE_LIMIT_PER_MINUTE,
+  });
+
+  await app.register(healthRoutes(services, options.version));
+  await app.register(ratesRoutes(services));
+  app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+
+  const schema = await buildGraphQLSchema();
+  const apollo = createApollo(schema, {
+    production,
+    log: app.log,
+    plugins: [fastifyApolloDrainPlugin(app as unknown as FastifyInstance)],
+  });
+  await apollo.start();
+  const graphqlHandler = fastifyApolloHandler<GraphQLContext>(apollo, {
+    context: async (request) => ({
+      em: request.em,
+      principal: request.principal!,
+      services,
+      requestId: request.id,
+    }),
+  });
+  app.route({ method: ['GET', 'POST'], url: '/graphql', schema: { hide: true }, handler: graphqlHandler });
+
+  let websocket: { close(): Promise<void> } | undefined;
+  app.addHook('onReady', async () => {
+    websocket = attachGraphQLWebSocket({ server: app.server, schema, orm, services, log: app.log });
+  });
+  app.addHook('preClose', async () => {
+    await websocket?.close();
+  });
+
+  return app as unknown as FastifyInstance;
+}

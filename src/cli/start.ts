@@ -1,0 +1,159 @@
+import 'reflect-metadata';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { loadConfigOrExit } from '../config';
+import { systemClock } from '../clock';
+import { migrate, openOrm } from '../db/orm';
+import { createServices } from '../services';
+import { spawnEmbeddedPostgres, type PostgresProcess } from '../embedded/pg-process';
+import { ensureSandboxMerchant } from '../embedded/sandbox-seed';
+import {
+  DATA_DIR,
+  EMBEDDED_STATE_FILE,
+  LOG_DIR,
+  PG_DATA_DIR,
+  SANDBOX_CREDENTIALS_FILE,
+} from '../embedded/paths';
+
+const EMBEDDED_PG_PORT = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
+
+function say(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/** Spawns one process; its JSON logs go to `.data/logs/<name>.log`, warnings also to the console. */
+function startProcess(name: string, script: string, env: NodeJS.ProcessEnv): ChildProcess {
+  // Own process group: a terminal Ctrl-C reaches only this supervisor, which stops children in order.
+  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const file = createWriteStream(join(LOG_DIR, `${name}.log`), { flags: 'a' });
+  child.stdout!.pipe(file, { end: false });
+  child.stderr!.pipe(file, { end: false });
+  child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(`[${name}] ${chunk.toString()}`));
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    try {
+      const entry = JSON.parse(line) as { level?: number; msg?: string };
+      if ((entry.level ?? 0) >= 40) say(`[${name}] ${entry.msg ?? line}`);
+    } catch {
+      say(`[${name}] ${line}`);
+    }
+  });
+  return child;
+}
+
+function waitForLog(child: ChildProcess, event: string, timeoutMs: number): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "${event}" within ${timeoutMs} ms`)), timeoutMs);
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      try {
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        if (entry.event === event) {
+          clearTimeout(timer);
+          lines.close();
+          resolve(entry);
+        }
+      } catch {
+        // not a log line
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`exited with code ${code} before "${event}"`)));
+  });
+}
+
+/**
+ * `npm start`: the whole sandbox on one machine. Embedded PostgreSQL (unless DATABASE_URL is
+ * set), migrations, a seeded sandbox merchant, then the gateway and the job runner as two
+ * separate processes. Ctrl-C stops everything.
+ */
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  mkdirSync(LOG_DIR, { recursive: true });
+  let postgres: PostgresProcess | undefined;
+  let databaseUrl = config.DATABASE_URL;
+  if (!databaseUrl) {
+    say(`Starting embedded PostgreSQL (data in ${PG_DATA_DIR}) ...`);
+    postgres = await spawnEmbeddedPostgres({
+      dataDir: PG_DATA_DIR,
+      port: EMBEDDED_PG_PORT,
+      database: 'onramp',
+      persistent: true,
+    });
+    databaseUrl = postgres.url;
+    writeFileSync(EMBEDDED_STATE_FILE, JSON.stringify({ database_url: databaseUrl }), { mode: 0o600 });
+  }
+
+  const orm = await openOrm({ databaseUrl });
+  await migrate(orm);
+  const services = createServices({ ...config, DATABASE_URL: databaseUrl }, systemClock);
+  const credentials =
+    config.ONRAMP_ENV === 'sandbox'
+      ? await ensureSandboxMerchant(orm, services, SANDBOX_CREDENTIALS_FILE)
+      : undefined;
+  await orm.close();
+
+  const env = { ...process.env, DATABASE_URL: databaseUrl };
+  const gateway = startProcess('gateway', join(__dirname, '..', 'gateway.js'), env);
+  const jobs = startProcess('jobs', join(__dirname, '..', '..', 'jobs', 'runner.js'), env);
+  const children = [gateway, jobs];
+
+  let stopping = false;
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say('\nStopping ...');
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+            setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+          }),
+      ),
+    );
+    if (postgres) {
+      await postgres.stop();
+      rmSync(EMBEDDED_STATE_FILE, { force: true });
+    }
+    say('Stopped.');
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+  for (const child of children) {
+    child.once('exit', (code) => {
+      if (!stopping) {
+        say(`A process exited unexpectedly (code ${code}); see ${LOG_DIR}`);
+        void stopAll(1);
+      }
+    });
+  }
+
+  const [listening] = await Promise.all([
+    waitForLog(gateway, 'listening', 60_000),
+    waitForLog(jobs, 'ready', 60_000),
+  ]);
+  const url = String(listening.url).replace('127.0.0.1', 'localhost');
+  say('');
+  say('NGN onramp sandbox is running');
+  say(`  REST       ${url}/v1   (try: curl -H "Authorization: Bearer $KEY" "${url}/v1/rates?from=NGN")`);
+  say(`  GraphQL    ${url}/graphql`);
+  say(`  WebSocket  ${url.replace(/^http/, 'ws')}/graphql   (graphql-ws)`);
+  say(`  OpenAPI    ${url}/v1/openapi.json`);
+  say(`  Health     ${url}/health`);
+  if (credentials) {
+    say(`  Merchant   ${credentials.merchant_id}`);
+    say(`  API key    ${credentials.api_key}`);
+  }
+  say(`  Logs       ${LOG_DIR}`);
+  say(`  Data       ${DATA_DIR}`);
+  say('Press Ctrl-C to stop.');
+}
+
+main().catch((error) => {
+  process.stderr.write(`start failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

