@@ -6,6 +6,7 @@ import { dec, Dec } from '../domain/money';
 import { parseRateQuery, priceQuote, rateUnavailable, RateQuery } from '../domain/rates';
 import { Rate } from '../db/entities/rate.entity';
 import type { RateSource } from '../adapters/fx/rate-source';
+import { lockForTransaction } from '../db/locks';
 
 export interface RateSettings {
   feeBps: number;
@@ -55,7 +56,7 @@ export class RateService {
     if (await this.publishedRecently(em)) return { published: false, reason: 'recent_rate_exists' };
     const market = await source.marketRates();
     return em.transactional(async (tx) => {
-      await tx.getConnection().execute('select pg_advisory_xact_lock(?)', [PUBLISH_LOCK]);
+      await lockForTransaction(tx, PUBLISH_LOCK);
       if (await this.publishedRecently(tx)) {
         return { published: false, reason: 'recent_rate_exists' } as const;
       }

@@ -20,3 +20,15 @@ export async function buildGraphQLSchema(extra: Function[] = []): Promise<GraphQ
 export function printSchemaFile(schema: GraphQLSchema): string {
   return `# Generated from the type-graphql schema by \`npm run schema\`. Do not edit.\n\n${printSchema(lexicographicSortSchema(schema))}\n`;
 }
+
+/** Null when `schema.graphql` matches the schema; otherwise the first differing line. */
+export function schemaFileDrift(schema: GraphQLSchema, fileText: string): string | null {
+  const expected = printSchemaFile(schema).split('\n');
+  const actual = fileText.split('\n');
+  for (let i = 0; i < Math.max(expected.length, actual.length); i += 1) {
+    if (expected[i] !== actual[i]) {
+      return `schema.graphql is stale at line ${i + 1}: expected ${JSON.stringify(expected[i] ?? '<end>')}, found ${JSON.stringify(actual[i] ?? '<end>')}; run \`npm run schema\``;
+    }
+  }
+  return null;
+}

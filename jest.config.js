@@ -1,0 +1,25 @@
+// Three suites: unit (pure rules), integration (real PostgreSQL), e2e (both processes, real HTTP
+// and websockets). One embedded PostgreSQL serves the run; each test file gets its own database.
+const transform = { '^.+\\.ts$': ['@swc/jest', { swcrc: true }] };
+const common = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
+
+module.exports = {
+  globalSetup: '<rootDir>/test/support/global-setup.js',
+  globalTeardown: '<rootDir>/test/support/global-teardown.js',
+  maxWorkers: 2,
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/setup-timeouts.ts'],
+    },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/setup-timeouts.ts'],
+    },
+  ],
+};

@@ -1,0 +1,39 @@
+/** A thin fetch wrapper for e2e tests: JSON in, status + headers + parsed body out. */
+export interface HttpResponse<T = any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export async function request<T = any>( // eslint-disable-line @typescript-eslint/no-explicit-any
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<HttpResponse<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  let body: string | undefined;
+  if (options.rawBody !== undefined) body = options.rawBody;
+  else if (options.body !== undefined) body = JSON.stringify(options.body);
+  if (body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: T;
+  try {
+    parsed = JSON.parse(text) as T;
+  } catch {
+    parsed = text as unknown as T;
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+export async function graphql<T = any>( // eslint-disable-line @typescript-eslint/no-explicit-any
+  baseUrl: string,
+  key: string | undefined,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<HttpResponse<{ data?: T; errors?: Array<{ message: string; extensions?: { code?: string } }> }>> {
+  return request(baseUrl, 'POST', '/graphql', { key, body: { query, variables } });
+}

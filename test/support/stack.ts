@@ -1,0 +1,130 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const ROOT = join(__dirname, '..', '..');
+const GATEWAY = join(ROOT, 'dist', 'src', 'gateway.js');
+const RUNNER = join(ROOT, 'dist', 'jobs', 'runner.js');
+
+export interface RunningProcess {
+  child: ChildProcess;
+  logs: string[];
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+function launch(script: string, env: NodeJS.ProcessEnv, readyEvent: string): Promise<RunningProcess & { ready: Record<string, unknown> }> {
+  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const logs: string[] = [];
+  child.stderr!.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
+  const stop = (signal: NodeJS.Signals = 'SIGTERM') =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} not ready:\n${logs.join('\n')}`)), 30_000);
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      logs.push(line);
+      try {
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        if (entry.event === readyEvent) {
+          clearTimeout(timer);
+          resolve({ child, logs, stop, ready: entry });
+        }
+      } catch {
+        // plain output
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited with ${code}:\n${logs.join('\n')}`));
+    });
+  });
+}
+
+export interface Gateway extends RunningProcess {
+  url: string;
+}
+
+export function baseEnv(databaseUrl: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    ONRAMP_ENV: 'sandbox',
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'info',
+    JOB_POLL_MS: '200',
+    DB_POOL_MAX: '5',
+    ...extra,
+  };
+}
+
+export async function startGateway(env: NodeJS.ProcessEnv): Promise<Gateway> {
+  const running = await launch(GATEWAY, { ...env, PORT: '0', HOST: '127.0.0.1' }, 'listening');
+  return { ...running, url: String(running.ready.url) };
+}
+
+export async function startRunner(env: NodeJS.ProcessEnv): Promise<RunningProcess> {
+  return launch(RUNNER, env, 'ready');
+}
+
+export interface Stack {
+  gateways: Gateway[];
+  runners: RunningProcess[];
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts gateways and job runners as separate OS processes against one database. */
+export async function startStack(
+  databaseUrl: string,
+  options: { env?: Record<string, string>; gateways?: number; runners?: number } = {},
+): Promise<Stack> {
+  const env = baseEnv(databaseUrl, options.env);
+  const gateways = await Promise.all(Array.from({ length: options.gateways ?? 1 }, () => startGateway(env)));
+  const runners = await Promise.all(Array.from({ length: options.runners ?? 1 }, () => startRunner(env)));
+  return {
+    gateways,
+    runners,
+    url: gateways[0].url,
+    stop: async () => {
+      await Promise.all([...gateways, ...runners].map((p) => p.stop()));
+    },
+  };
+}
+
+const execFileAsync = promisify(execFile);
+
+/** Runs the operator command line (`npx onramp ...`) against a database; parses `--json` output. */
+export async function onrampCli(databaseUrl: string, args: string[], env: Record<string, string> = {}): Promise<unknown> {
+  const { stdout } = await execFileAsync(process.execPath, [join(ROOT, 'bin', 'onramp.js'), ...args], {
+    env: { ...baseEnv(databaseUrl, env), LOG_LEVEL: 'silent' },
+  });
+  return args.includes('--json') ? JSON.parse(stdout.trim()) : stdout;
+}
+
+export async function createMerchant(databaseUrl: string, name = 'Test Merchant'): Promise<{ merchant_id: string; api_key: string }> {
+  return (await onrampCli(databaseUrl, ['merchants', 'create', '--name', name, '--json'])) as {
+    merchant_id: string;
+    api_key: string;
+  };
+}
+
+/** Polls until `check` returns a value (not undefined) or the time runs out. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`);
+}
