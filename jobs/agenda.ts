@@ -9,7 +9,12 @@ import type { Config } from '../src/config';
  * layout, when AGENDA_MONGODB_URL is set. The database stays the source of truth either way:
  * Agenda jobs only trigger work that the services can always re-derive.
  */
-export function createAgenda(config: Config, databaseUrl: string, name: string, log: Logger): Agenda {
+export function createAgenda(
+  config: Config,
+  databaseUrl: string,
+  name: string,
+  log: Logger,
+): Agenda {
   const backend = config.AGENDA_MONGODB_URL
     ? new MongoBackend({ address: config.AGENDA_MONGODB_URL })
     : new PostgresBackend({ connectionString: databaseUrl, tableName: 'agenda_jobs' });

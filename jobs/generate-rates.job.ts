@@ -21,7 +21,10 @@ export const generateRatesJob: JobDefinition = {
     try {
       const outcome = await deps.services.rates.publish(deps.orm.em.fork(), rateSource(deps));
       if (outcome.published) {
-        deps.log.info({ rates: outcome.rates.map((r) => ({ id: r.id, to: r.to, rate: r.rate })) }, 'rates published');
+        deps.log.info(
+          { rates: outcome.rates.map((r) => ({ id: r.id, to: r.to, rate: r.rate })) },
+          'rates published',
+        );
       }
     } catch (error) {
       // The last rates stay valid until they expire; after that quotes answer rate_unavailable.

@@ -6,6 +6,9 @@ export const pruneRateLimitsJob: JobDefinition = {
   everyMs: () => 10 * 60 * 1000,
   run: async (deps) => {
     const cutoff = new Date(deps.services.clock.now().getTime() - 60 * 60 * 1000);
-    await deps.orm.em.fork().getConnection().execute('delete from rate_limit_windows where window_start < ?', [cutoff]);
+    await deps.orm.em
+      .fork()
+      .getConnection()
+      .execute('delete from rate_limit_windows where window_start < ?', [cutoff]);
   },
 };

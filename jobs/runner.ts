@@ -34,7 +34,10 @@ async function main(): Promise<void> {
   }
   // A fresh deployment gets its first rate at once, not one interval later.
   await agenda.now(generateRatesJob.name);
-  log.info({ event: 'ready', backend: backendName(config), jobs: jobs.map((j) => j.name) }, 'job runner ready');
+  log.info(
+    { event: 'ready', backend: backendName(config), jobs: jobs.map((j) => j.name) },
+    'job runner ready',
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -51,6 +54,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  process.stderr.write(`job runner failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.stderr.write(
+    `job runner failed to start: ${error instanceof Error ? error.stack : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -9,6 +9,15 @@ const root = join(__dirname, '..');
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 execFileSync(
   process.execPath,
-  [require.resolve('@swc/cli/bin/swc.js'), 'src', 'jobs', '-d', 'dist', '--config-file', '.swcrc', '--quiet'],
+  [
+    require.resolve('@swc/cli/bin/swc.js'),
+    'src',
+    'jobs',
+    '-d',
+    'dist',
+    '--config-file',
+    '.swcrc',
+    '--quiet',
+  ],
   { cwd: root, stdio: 'inherit' },
 );

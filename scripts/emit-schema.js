@@ -7,7 +7,9 @@ const { execFileSync } = require('node:child_process');
 
 const root = join(__dirname, '..');
 execFileSync(process.execPath, [join(__dirname, 'build.js')], { cwd: root, stdio: 'inherit' });
-const { buildGraphQLSchema, printSchemaFile } = require(join(root, 'dist', 'src', 'api', 'graphql', 'schema.js'));
+const { buildGraphQLSchema, printSchemaFile } = require(
+  join(root, 'dist', 'src', 'api', 'graphql', 'schema.js'),
+);
 buildGraphQLSchema().then((schema) => {
   writeFileSync(join(root, 'schema.graphql'), printSchemaFile(schema));
   process.stdout.write('schema.graphql written\n');

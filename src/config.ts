@@ -48,7 +48,9 @@ export class ConfigError extends Error {
 /** Empty strings count as unset, so `FOO= npm start` behaves like no FOO at all. */
 function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''),
+    Object.entries(env).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== '',
+    ),
   );
 }
 

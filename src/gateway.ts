@@ -12,7 +12,10 @@ import { requireDatabaseUrl } from './db/database-url';
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger('gateway', config.LOG_LEVEL);
-  const orm = await openOrm({ databaseUrl: requireDatabaseUrl(config), poolMax: config.DB_POOL_MAX });
+  const orm = await openOrm({
+    databaseUrl: requireDatabaseUrl(config),
+    poolMax: config.DB_POOL_MAX,
+  });
   const services = createServices(config, systemClock);
   const app = await buildGateway({ orm, services, logger, version: VERSION });
   const address = await app.listen({ port: config.PORT, host: config.HOST });
@@ -32,6 +35,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  process.stderr.write(`gateway failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.stderr.write(
+    `gateway failed to start: ${error instanceof Error ? error.stack : String(error)}\n`,
+  );
   process.exit(1);
 });

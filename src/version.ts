@@ -5,7 +5,8 @@ import { join } from 'node:path';
 function findVersion(): string {
   for (const up of ['..', '../..']) {
     try {
-      return JSON.parse(readFileSync(join(__dirname, up, 'package.json'), 'utf8')).version as string;
+      return JSON.parse(readFileSync(join(__dirname, up, 'package.json'), 'utf8'))
+        .version as string;
     } catch {
       // try the next level
     }

@@ -1,8 +1,4 @@
-import {
-  ConnectionException,
-  DeadlockException,
-  LockWaitTimeoutException,
-} from '@mikro-orm/core';
+import { ConnectionException, DeadlockException, LockWaitTimeoutException } from '@mikro-orm/core';
 import { DomainError, ErrorCode, httpStatusOf } from '../domain/errors';
 
 export interface MappedError {
@@ -18,11 +14,26 @@ interface FastifyLikeError {
   code?: string;
   statusCode?: number;
   message?: string;
-  validation?: Array<{ keyword: string; instancePath: string; params: Record<string, unknown>; message?: string }>;
+  validation?: Array<{
+    keyword: string;
+    instancePath: string;
+    params: Record<string, unknown>;
+    message?: string;
+  }>;
   validationContext?: string;
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03', '08006', '08001', '08003']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P03',
+  '08006',
+  '08001',
+  '08003',
+]);
 
 /** Postgres and driver failures that mean "a dependency is down": 503, retryable. */
 function isUnavailable(error: unknown): boolean {
@@ -87,7 +98,8 @@ export function mapError(error: unknown): MappedError {
   }
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     if (e.statusCode === 404) return known(ErrorCode.NotFound, 'Not found');
-    if (e.statusCode === 413) return known(ErrorCode.PayloadTooLarge, 'Request body is larger than 64 KiB');
+    if (e.statusCode === 413)
+      return known(ErrorCode.PayloadTooLarge, 'Request body is larger than 64 KiB');
     return known(ErrorCode.InvalidParameter, e.message ?? 'Invalid request');
   }
   return {

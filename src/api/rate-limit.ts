@@ -28,7 +28,9 @@ export class PostgresRateLimitStore {
          returning hits`,
         [key, new Date(windowStart)],
       )
-      .then((rows) => cb(null, { current: rows[0].hits, ttl: windowStart + this.timeWindowMs - now }))
+      .then((rows) =>
+        cb(null, { current: rows[0].hits, ttl: windowStart + this.timeWindowMs - now }),
+      )
       .catch((error: Error) => cb(error));
   }
 
@@ -41,7 +43,9 @@ export class PostgresRateLimitStore {
         'select hits from rate_limit_windows where bucket = ? and window_start = ?',
         [key, new Date(windowStart)],
       )
-      .then((rows) => cb(null, { current: rows[0]?.hits ?? 0, ttl: windowStart + this.timeWindowMs - now }))
+      .then((rows) =>
+        cb(null, { current: rows[0]?.hits ?? 0, ttl: windowStart + this.timeWindowMs - now }),
+      )
       .catch((error: Error) => cb(error));
   }
 

@@ -1,4 +1,9 @@
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyRequest,
+} from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { fastifyApolloHandler, fastifyApolloDrainPlugin } from '@as-integrations/fastify';
@@ -44,7 +49,9 @@ export async function buildGateway(options: GatewayOptions) {
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : `req_${ulid()}`;
+      return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming)
+        ? incoming
+        : `req_${ulid()}`;
     },
     routerOptions: { maxParamLength: 200 },
     ajv: { customOptions: { removeAdditional: false } },
@@ -67,7 +74,11 @@ export async function buildGateway(options: GatewayOptions) {
   });
 
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(errorBody(ErrorCode.NotFound, `No route ${request.method} ${request.url.split('?')[0]}`)),
+    reply
+      .code(404)
+      .send(
+        errorBody(ErrorCode.NotFound, `No route ${request.method} ${request.url.split('?')[0]}`),
+      ),
   );
 
   app.addHook('onRequest', async (request, reply) => {
@@ -83,10 +94,13 @@ export async function buildGateway(options: GatewayOptions) {
       info: {
         title: 'NGN onramp API',
         version: options.version,
-        description: 'REST /v1 of the NGN-to-stablecoin onramp service. Errors: {"error": {"code", "message", "details"?}}.',
+        description:
+          'REST /v1 of the NGN-to-stablecoin onramp service. Errors: {"error": {"code", "message", "details"?}}.',
       },
       components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'sk_test_ / sk_live_ secret key' } },
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'sk_test_ / sk_live_ secret key' },
+        },
       },
       security: [{ bearer: [] }],
     },
@@ -99,7 +113,9 @@ export async function buildGateway(options: GatewayOptions) {
 
   await app.register(healthRoutes(services, options.version));
   await app.register(ratesRoutes(services));
-  app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
 
   const schema = await buildGraphQLSchema();
   const apollo = createApollo(schema, {
@@ -116,7 +132,12 @@ export async function buildGateway(options: GatewayOptions) {
       requestId: request.id,
     }),
   });
-  app.route({ method: ['GET', 'POST'], url: '/graphql', schema: { hide: true }, handler: graphqlHandler });
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/graphql',
+    schema: { hide: true },
+    handler: graphqlHandler,
+  });
 
   let websocket: { close(): Promise<void> } | undefined;
   app.addHook('onReady', async () => {

@@ -24,7 +24,11 @@ export function attachGraphQLWebSocket(options: {
   services: Services;
   log: FastifyBaseLogger;
 }): { close(): Promise<void> } {
-  const wss = new WebSocketServer({ server: options.server, path: '/graphql', maxPayload: 64 * 1024 });
+  const wss = new WebSocketServer({
+    server: options.server,
+    path: '/graphql',
+    maxPayload: 64 * 1024,
+  });
   const format = formatGraphQLError(options.log);
   const rules = [...specifiedRules, queryLimitsRule()];
 
@@ -76,7 +80,12 @@ export function attachGraphQLWebSocket(options: {
           ? { ...result, errors: result.errors.map((e) => format(e.toJSON(), e) as GraphQLError) }
           : result,
       onError: (_ctx, _id, _payload, errors) =>
-        errors.map((e) => new GraphQLError(format(e.toJSON(), e).message, { extensions: format(e.toJSON(), e).extensions })),
+        errors.map(
+          (e) =>
+            new GraphQLError(format(e.toJSON(), e).message, {
+              extensions: format(e.toJSON(), e).extensions,
+            }),
+        ),
     },
     wss,
   );

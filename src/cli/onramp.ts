@@ -14,9 +14,12 @@ import { EMBEDDED_STATE_FILE } from '../embedded/paths';
 function databaseUrlOf(config: Config): string {
   if (config.DATABASE_URL) return config.DATABASE_URL;
   if (existsSync(EMBEDDED_STATE_FILE)) {
-    return (JSON.parse(readFileSync(EMBEDDED_STATE_FILE, 'utf8')) as { database_url: string }).database_url;
+    return (JSON.parse(readFileSync(EMBEDDED_STATE_FILE, 'utf8')) as { database_url: string })
+      .database_url;
   }
-  throw new CliError('DATABASE_URL is not set and no embedded database is running (start one with `npm start`)');
+  throw new CliError(
+    'DATABASE_URL is not set and no embedded database is running (start one with `npm start`)',
+  );
 }
 
 class CliError extends Error {}
@@ -41,7 +44,9 @@ function parseEnvironment(value: string): KeyEnvironment {
 }
 
 export function buildCli(): Command {
-  const program = new Command('onramp').description('Operator command line of the NGN onramp service');
+  const program = new Command('onramp').description(
+    'Operator command line of the NGN onramp service',
+  );
   program.exitOverride();
 
   const merchants = program.command('merchants').description('Create and manage merchants');
@@ -54,7 +59,11 @@ export function buildCli(): Command {
       withServices(async (orm, services) => {
         const em = orm.em.fork();
         const merchant = await services.merchants.create(em, opts.name);
-        const key = await services.merchants.issueKey(em, merchant.id, environmentOf(services.config));
+        const key = await services.merchants.issueKey(
+          em,
+          merchant.id,
+          environmentOf(services.config),
+        );
         print(
           !!opts.json,
           { merchant_id: merchant.id, api_key: key.apiKey },
@@ -68,7 +77,11 @@ export function buildCli(): Command {
     .command('issue')
     .description('Issue a new secret key for a merchant')
     .requiredOption('--merchant <id>', 'merchant id')
-    .option('--env <environment>', 'sandbox or production (default: this deployment)', parseEnvironment)
+    .option(
+      '--env <environment>',
+      'sandbox or production (default: this deployment)',
+      parseEnvironment,
+    )
     .option('--json', 'print JSON')
     .action(async (opts: { merchant: string; env?: KeyEnvironment; json?: boolean }) =>
       withServices(async (orm, services) => {
@@ -79,7 +92,12 @@ export function buildCli(): Command {
         );
         print(
           !!opts.json,
-          { key_id: key.keyId, merchant_id: key.merchantId, environment: key.environment, api_key: key.apiKey },
+          {
+            key_id: key.keyId,
+            merchant_id: key.merchantId,
+            environment: key.environment,
+            api_key: key.apiKey,
+          },
           `Key ${key.keyId} issued (${key.environment}).\nAPI key (shown once): ${key.apiKey}`,
         );
       }),
@@ -123,7 +141,10 @@ export async function runCli(argv: string[]): Promise<number> {
     const code = (error as { code?: string }).code;
     if (code === 'commander.helpDisplayed' || code === 'commander.version') return 0;
     if (code?.startsWith('commander.')) return 2;
-    const message = error instanceof DomainError || error instanceof CliError ? error.message : String((error as Error)?.stack ?? error);
+    const message =
+      error instanceof DomainError || error instanceof CliError
+        ? error.message
+        : String((error as Error)?.stack ?? error);
     process.stderr.write(`onramp: ${message}\n`);
     return 1;
   }

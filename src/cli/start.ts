@@ -26,11 +26,17 @@ function say(line: string): void {
 /** Spawns one process; its JSON logs go to `.data/logs/<name>.log`, warnings also to the console. */
 function startProcess(name: string, script: string, env: NodeJS.ProcessEnv): ChildProcess {
   // Own process group: a terminal Ctrl-C reaches only this supervisor, which stops children in order.
-  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [script], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   const file = createWriteStream(join(LOG_DIR, `${name}.log`), { flags: 'a' });
   child.stdout!.pipe(file, { end: false });
   child.stderr!.pipe(file, { end: false });
-  child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(`[${name}] ${chunk.toString()}`));
+  child.stderr!.on('data', (chunk: Buffer) =>
+    process.stderr.write(`[${name}] ${chunk.toString()}`),
+  );
   createInterface({ input: child.stdout! }).on('line', (line) => {
     try {
       const entry = JSON.parse(line) as { level?: number; msg?: string };
@@ -42,9 +48,16 @@ function startProcess(name: string, script: string, env: NodeJS.ProcessEnv): Chi
   return child;
 }
 
-function waitForLog(child: ChildProcess, event: string, timeoutMs: number): Promise<Record<string, unknown>> {
+function waitForLog(
+  child: ChildProcess,
+  event: string,
+  timeoutMs: number,
+): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "${event}" within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`no "${event}" within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
       try {
@@ -81,7 +94,9 @@ async function main(): Promise<void> {
       persistent: true,
     });
     databaseUrl = postgres.url;
-    writeFileSync(EMBEDDED_STATE_FILE, JSON.stringify({ database_url: databaseUrl }), { mode: 0o600 });
+    writeFileSync(EMBEDDED_STATE_FILE, JSON.stringify({ database_url: databaseUrl }), {
+      mode: 0o600,
+    });
   }
 
   const orm = await openOrm({ databaseUrl });
@@ -139,7 +154,9 @@ async function main(): Promise<void> {
   const url = String(listening.url).replace('127.0.0.1', 'localhost');
   say('');
   say('NGN onramp sandbox is running');
-  say(`  REST       ${url}/v1   (try: curl -H "Authorization: Bearer $KEY" "${url}/v1/rates?from=NGN")`);
+  say(
+    `  REST       ${url}/v1   (try: curl -H "Authorization: Bearer $KEY" "${url}/v1/rates?from=NGN")`,
+  );
   say(`  GraphQL    ${url}/graphql`);
   say(`  WebSocket  ${url.replace(/^http/, 'ws')}/graphql   (graphql-ws)`);
   say(`  OpenAPI    ${url}/v1/openapi.json`);

@@ -31,6 +31,9 @@ export function priceQuote(marketRateNgnPerUnit: Dec, feeBps: number): PricedQuo
   const inverseRate = marketInverse
     .times(dec(1).minus(dec(feeBps).div(10000)))
     .toDecimalPlaces(INVERSE_RATE_DECIMALS, Dec.ROUND_DOWN);
+  if (inverseRate.isZero()) {
+    throw new RangeError(`market rate ${marketRateNgnPerUnit.toString()} is too large to quote`);
+  }
   const rate = dec(1).div(inverseRate).toDecimalPlaces(RATE_DECIMALS, Dec.ROUND_UP);
   return { rate, inverseRate };
 }

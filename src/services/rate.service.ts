@@ -18,8 +18,7 @@ export interface RateSettings {
 const PUBLISH_LOCK = 4_201_001;
 
 export type PublishOutcome =
-  | { published: true; rates: Rate[] }
-  | { published: false; reason: 'recent_rate_exists' };
+  { published: true; rates: Rate[] } | { published: false; reason: 'recent_rate_exists' };
 
 export class RateService {
   constructor(

@@ -15,7 +15,11 @@ describe('foundation end to end', () => {
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();
     stack = await startStack(databaseUrl, {
-      env: { RATE_INTERVAL_SECONDS: '600', RATE_TTL_SECONDS: '1800', RATE_LIMIT_PER_MINUTE: '100000' },
+      env: {
+        RATE_INTERVAL_SECONDS: '600',
+        RATE_TTL_SECONDS: '1800',
+        RATE_LIMIT_PER_MINUTE: '100000',
+      },
     });
     ({ api_key: key, merchant_id: merchantId } = await createMerchant(databaseUrl));
   });
@@ -34,9 +38,18 @@ describe('foundation end to end', () => {
       const response = await request(stack.url, 'GET', `/v1/rates?from=NGN&to=${to}`, { key });
       expect(response.status).toBe(200);
       const rate = response.body;
-      expect(Object.keys(rate).sort()).toEqual(
-        ['created_at', 'expires_at', 'fee_bps', 'from', 'inverse_rate', 'market_rate', 'min_deposit_ngn', 'rate', 'rate_id', 'to'],
-      );
+      expect(Object.keys(rate).sort()).toEqual([
+        'created_at',
+        'expires_at',
+        'fee_bps',
+        'from',
+        'inverse_rate',
+        'market_rate',
+        'min_deposit_ngn',
+        'rate',
+        'rate_id',
+        'to',
+      ]);
       expect(rate).toMatchObject({ from: 'NGN', to, fee_bps: 50, min_deposit_ngn: 1500 });
       expect(rate.rate_id).toMatch(/^rate_/);
       // inverse = market_inverse x (1 - fee), rounded down to 12 places; rate = 1/inverse rounded up.
@@ -53,7 +66,11 @@ describe('foundation end to end', () => {
 
   it('serves the same quote through GraphQL', async () => {
     const rest = await request(stack.url, 'GET', '/v1/rates?from=NGN&to=USDT', { key });
-    const response = await graphql(stack.url, key, '{ rate(from: "NGN", to: "USDT") { rateId rate inverseRate feeBps minDepositNgn expiresAt } }');
+    const response = await graphql(
+      stack.url,
+      key,
+      '{ rate(from: "NGN", to: "USDT") { rateId rate inverseRate feeBps minDepositNgn expiresAt } }',
+    );
     expect(response.status).toBe(200);
     expect(response.body.data.rate).toEqual({
       rateId: rest.body.rate_id,
@@ -68,7 +85,9 @@ describe('foundation end to end', () => {
   it('answers missing and invalid parameters in both transports', async () => {
     const missing = await request(stack.url, 'GET', '/v1/rates', { key });
     expect(missing.status).toBe(400);
-    expect(missing.body).toEqual({ error: { code: 'missing_parameter', message: expect.stringContaining('from') } });
+    expect(missing.body).toEqual({
+      error: { code: 'missing_parameter', message: expect.stringContaining('from') },
+    });
     const badFrom = await request(stack.url, 'GET', '/v1/rates?from=USD', { key });
     expect(badFrom.status).toBe(400);
     expect(badFrom.body.error.code).toBe('invalid_parameter');
@@ -82,13 +101,29 @@ describe('foundation end to end', () => {
   });
 
   it('refuses missing, malformed, unknown, revoked and wrong-environment keys with 401', async () => {
-    const revoked = (await onrampCli(databaseUrl, ['keys', 'issue', '--merchant', merchantId, '--json'])) as {
+    const revoked = (await onrampCli(databaseUrl, [
+      'keys',
+      'issue',
+      '--merchant',
+      merchantId,
+      '--json',
+    ])) as {
       key_id: string;
       api_key: string;
     };
-    expect((await request(stack.url, 'GET', '/v1/rates?from=NGN', { key: revoked.api_key })).status).toBe(200);
+    expect(
+      (await request(stack.url, 'GET', '/v1/rates?from=NGN', { key: revoked.api_key })).status,
+    ).toBe(200);
     await onrampCli(databaseUrl, ['keys', 'revoke', revoked.key_id]);
-    const live = (await onrampCli(databaseUrl, ['keys', 'issue', '--merchant', merchantId, '--env', 'production', '--json'])) as {
+    const live = (await onrampCli(databaseUrl, [
+      'keys',
+      'issue',
+      '--merchant',
+      merchantId,
+      '--env',
+      'production',
+      '--json',
+    ])) as {
       api_key: string;
     };
     expect(live.api_key).toMatch(/^sk_live_/);
@@ -103,9 +138,16 @@ describe('foundation end to end', () => {
     ];
     for (const [label, headers] of cases) {
       const rest = await request(stack.url, 'GET', '/v1/rates?from=NGN', { headers });
-      expect({ label, status: rest.status, code: rest.body.error?.code }).toEqual({ label, status: 401, code: 'unauthorized' });
+      expect({ label, status: rest.status, code: rest.body.error?.code }).toEqual({
+        label,
+        status: 401,
+        code: 'unauthorized',
+      });
       expect(rest.headers.get('x-request-id')).toMatch(/^req_/);
-      const gql = await request(stack.url, 'POST', '/graphql', { headers, body: { query: '{ merchant { id } }' } });
+      const gql = await request(stack.url, 'POST', '/graphql', {
+        headers,
+        body: { query: '{ merchant { id } }' },
+      });
       expect({ label, status: gql.status, code: gql.body.errors?.[0]?.extensions?.code }).toEqual({
         label,
         status: 401,
@@ -120,17 +162,25 @@ describe('foundation end to end', () => {
     expect(notFound.body.error.code).toBe('not_found');
     const malformed = await request(stack.url, 'POST', '/graphql', { key, rawBody: '{"query": ' });
     expect(malformed.status).toBe(400);
-    expect(malformed.body.errors?.[0].extensions?.code ?? malformed.body.error?.code).toMatch(/invalid_parameter/i);
+    expect(malformed.body.errors?.[0].extensions?.code ?? malformed.body.error?.code).toMatch(
+      /invalid_parameter/i,
+    );
     const huge = await request(stack.url, 'POST', '/graphql', {
       key,
       rawBody: JSON.stringify({ query: `{ merchant { id } } #${'x'.repeat(70 * 1024)}` }),
     });
     expect(huge.status).toBe(413);
     expect(JSON.stringify(huge.body)).toMatch(/payload_too_large|PAYLOAD_TOO_LARGE/);
-    const deep = await graphql(stack.url, key, `{ ${'merchant { id '.repeat(1)}${'}'.repeat(1)} a1: merchant { id } a2: merchant { id } a3: merchant { id } a4: merchant { id } a5: merchant { id } a6: merchant { id } a7: merchant { id } a8: merchant { id } a9: merchant { id } a10: merchant { id } a11: merchant { id } a12: merchant { id } a13: merchant { id } a14: merchant { id } a15: merchant { id } a16: merchant { id } a17: merchant { id } a18: merchant { id } a19: merchant { id } a20: merchant { id } a21: merchant { id } }`);
+    const deep = await graphql(
+      stack.url,
+      key,
+      `{ ${'merchant { id '.repeat(1)}${'}'.repeat(1)} a1: merchant { id } a2: merchant { id } a3: merchant { id } a4: merchant { id } a5: merchant { id } a6: merchant { id } a7: merchant { id } a8: merchant { id } a9: merchant { id } a10: merchant { id } a11: merchant { id } a12: merchant { id } a13: merchant { id } a14: merchant { id } a15: merchant { id } a16: merchant { id } a17: merchant { id } a18: merchant { id } a19: merchant { id } a20: merchant { id } a21: merchant { id } }`,
+    );
     expect(deep.body.errors?.[0].extensions?.code).toBe('INVALID_PARAMETER');
     expect(deep.body.errors?.[0].message).toMatch(/aliases/);
-    const requestId = await request(stack.url, 'GET', '/health', { headers: { 'x-request-id': 'trace-123' } });
+    const requestId = await request(stack.url, 'GET', '/health', {
+      headers: { 'x-request-id': 'trace-123' },
+    });
     expect(requestId.headers.get('x-request-id')).toBe('trace-123');
   });
 
@@ -143,6 +193,8 @@ describe('foundation end to end', () => {
     expect(openapi.body.openapi).toBe('3.1.0');
     const rates = openapi.body.paths['/v1/rates'].get;
     expect(rates.responses['200'].content['application/json'].schema).toBeDefined();
-    expect(Object.keys(rates.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '429', '503']));
+    expect(Object.keys(rates.responses)).toEqual(
+      expect.arrayContaining(['200', '400', '401', '429', '503']),
+    );
   });
 });

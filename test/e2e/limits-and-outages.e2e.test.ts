@@ -3,7 +3,15 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { createTestDatabase } from '../support/db';
-import { baseEnv, createMerchant, eventually, onrampCli, startGateway, startStack, type Stack } from '../support/stack';
+import {
+  baseEnv,
+  createMerchant,
+  eventually,
+  onrampCli,
+  startGateway,
+  startStack,
+  type Stack,
+} from '../support/stack';
 import { graphql, request } from '../support/http';
 import { wsClient, wsExecute } from '../support/ws';
 
@@ -22,7 +30,11 @@ describe('rate limit shared by two gateways', () => {
   it('answers the 101st request in a minute with 429, Retry-After and RateLimit headers', async () => {
     // Wait for the first rate with another merchant's key, so this key's window holds only the 101.
     const { api_key: other } = await createMerchant(databaseUrl, 'Other');
-    await eventually(async () => ((await request(stack.url, 'GET', '/v1/rates?from=NGN', { key: other })).status === 200 ? true : undefined));
+    await eventually(async () =>
+      (await request(stack.url, 'GET', '/v1/rates?from=NGN', { key: other })).status === 200
+        ? true
+        : undefined,
+    );
     // Align to the start of a fresh minute window so all 101 requests share it.
     const msIntoMinute = Date.now() % 60_000;
     if (msIntoMinute > 45_000) await new Promise((r) => setTimeout(r, 60_000 - msIntoMinute + 50));
@@ -74,7 +86,11 @@ describe('rate source outage', () => {
       const r = await request(stack.url, 'GET', '/v1/rates?from=NGN', { key });
       return r.body.rate_id !== first.rate_id ? true : undefined;
     });
-    const set = await graphql(stack.url, key, 'mutation { setSandboxScenario(input: { rateSourceDown: true }) { rateSourceDown } }');
+    const set = await graphql(
+      stack.url,
+      key,
+      'mutation { setSandboxScenario(input: { rateSourceDown: true }) { rateSourceDown } }',
+    );
     expect(set.body.data.setSandboxScenario).toEqual({ rateSourceDown: true });
 
     const lastGood = await request(stack.url, 'GET', '/v1/rates?from=NGN', { key });
@@ -82,13 +98,19 @@ describe('rate source outage', () => {
       const r = await request(stack.url, 'GET', '/v1/rates?from=NGN', { key });
       return r.status === 503 ? r : undefined;
     }, 15_000);
-    expect(unavailable.body).toEqual({ error: { code: 'rate_unavailable', message: expect.any(String) } });
+    expect(unavailable.body).toEqual({
+      error: { code: 'rate_unavailable', message: expect.any(String) },
+    });
     // Not before the last published rate expired.
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(lastGood.body.expires_at) - 50);
     const gql = await graphql(stack.url, key, '{ rate(from: "NGN") { rateId } }');
     expect(gql.body.errors?.[0].extensions?.code).toBe('RATE_UNAVAILABLE');
 
-    await graphql(stack.url, key, 'mutation { setSandboxScenario(input: { rateSourceDown: false }) { rateSourceDown } }');
+    await graphql(
+      stack.url,
+      key,
+      'mutation { setSandboxScenario(input: { rateSourceDown: false }) { rateSourceDown } }',
+    );
     const back = await eventually(async () => {
       const r = await request(stack.url, 'GET', '/v1/rates?from=NGN', { key });
       return r.status === 200 ? r.body : undefined;
@@ -97,14 +119,25 @@ describe('rate source outage', () => {
   });
 
   it('authenticates graphql-ws connections from connectionParams', async () => {
-    await eventually(async () => ((await request(stack.url, 'GET', '/v1/rates?from=NGN', { key })).status === 200 ? true : undefined));
+    await eventually(async () =>
+      (await request(stack.url, 'GET', '/v1/rates?from=NGN', { key })).status === 200
+        ? true
+        : undefined,
+    );
     const good = wsClient(stack.url, `Bearer ${key}`);
-    const result = await wsExecute<{ merchant: { id: string }; rate: { rateId: string } }>(good, '{ merchant { id } rate(from: "NGN") { rateId } }');
+    const result = await wsExecute<{ merchant: { id: string }; rate: { rateId: string } }>(
+      good,
+      '{ merchant { id } rate(from: "NGN") { rateId } }',
+    );
     expect(result.data?.merchant.id).toMatch(/^mer_/);
     expect(result.data?.rate.rateId).toMatch(/^rate_/);
     await good.dispose();
 
-    for (const authorization of [undefined, 'Bearer sk_test_nope', `Bearer sk_live_${'x'.repeat(40)}`]) {
+    for (const authorization of [
+      undefined,
+      'Bearer sk_test_nope',
+      `Bearer sk_live_${'x'.repeat(40)}`,
+    ]) {
       const bad = wsClient(stack.url, authorization);
       const closed = await wsExecute(bad, '{ merchant { id } }').then(
         () => undefined,
@@ -119,7 +152,9 @@ describe('rate source outage', () => {
 describe('database outage', () => {
   it('answers /health with 503 and API calls with service_unavailable, never a 500', async () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { spawnEmbeddedPostgres } = require(join(__dirname, '..', '..', 'dist', 'src', 'embedded', 'pg-process.js'));
+    const { spawnEmbeddedPostgres } = require(
+      join(__dirname, '..', '..', 'dist', 'src', 'embedded', 'pg-process.js'),
+    );
     const port = await new Promise<number>((resolve) => {
       const server = createServer().listen(0, '127.0.0.1', () => {
         const { port: p } = server.address() as { port: number };
@@ -141,7 +176,11 @@ describe('database outage', () => {
         await postgres.stop();
         const health = await request(gateway.url, 'GET', '/health');
         expect(health.status).toBe(503);
-        expect(health.body).toMatchObject({ status: 'unavailable', database: 'down', error: { code: 'service_unavailable' } });
+        expect(health.body).toMatchObject({
+          status: 'unavailable',
+          database: 'down',
+          error: { code: 'service_unavailable' },
+        });
         const rates = await request(gateway.url, 'GET', '/v1/rates?from=NGN', { key });
         expect(rates.status).toBe(503);
         expect(rates.body.error.code).toBe('service_unavailable');

@@ -30,7 +30,10 @@ describe('API keys (real PostgreSQL)', () => {
     const merchant = await merchants.create(orm.em.fork(), 'Acme');
     const issued = await merchants.issueKey(orm.em.fork(), merchant.id, KeyEnvironment.Sandbox);
     expect(issued.apiKey).toMatch(/^sk_test_[A-Za-z0-9]{30,}$/);
-    const rows = await orm.em.fork().getConnection().execute('select * from api_keys where id = ?', [issued.keyId]);
+    const rows = await orm.em
+      .fork()
+      .getConnection()
+      .execute('select * from api_keys where id = ?', [issued.keyId]);
     expect(JSON.stringify(rows)).not.toContain(issued.apiKey);
     expect(rows[0].key_hash).toMatch(/^[0-9a-f]{64}$/);
     const principal = await sandboxAuth.authenticate(orm.em.fork(), `Bearer ${issued.apiKey}`);
@@ -53,7 +56,9 @@ describe('API keys (real PostgreSQL)', () => {
     const merchant = await merchants.create(orm.em.fork(), 'Revoked Co');
     const issued = await merchants.issueKey(orm.em.fork(), merchant.id, KeyEnvironment.Sandbox);
     await merchants.revokeKey(orm.em.fork(), issued.keyId);
-    const error = await rejection(sandboxAuth.authenticate(orm.em.fork(), `Bearer ${issued.apiKey}`));
+    const error = await rejection(
+      sandboxAuth.authenticate(orm.em.fork(), `Bearer ${issued.apiKey}`),
+    );
     expect(error.code).toBe(ErrorCode.Unauthorized);
     expect(error.message).toMatch(/revoked/);
   });
@@ -65,7 +70,9 @@ describe('API keys (real PostgreSQL)', () => {
     const error = await rejection(sandboxAuth.authenticate(orm.em.fork(), `Bearer ${live.apiKey}`));
     expect(error.code).toBe(ErrorCode.Unauthorized);
     const productionAuth = new AuthService(KeyEnvironment.Production);
-    await expect(productionAuth.authenticate(orm.em.fork(), `Bearer ${live.apiKey}`)).resolves.toMatchObject({
+    await expect(
+      productionAuth.authenticate(orm.em.fork(), `Bearer ${live.apiKey}`),
+    ).resolves.toMatchObject({
       merchantId: merchant.id,
     });
   });

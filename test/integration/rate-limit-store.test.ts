@@ -3,7 +3,10 @@ import { ManualClock } from '../../src/clock';
 import { PostgresRateLimitStore } from '../../src/api/rate-limit';
 import { createTestDatabase, openTestOrm } from '../support/db';
 
-function incr(store: PostgresRateLimitStore, key: string): Promise<{ current: number; ttl: number }> {
+function incr(
+  store: PostgresRateLimitStore,
+  key: string,
+): Promise<{ current: number; ttl: number }> {
   return new Promise((resolve, reject) =>
     store.incr(key, (error, result) => (error ? reject(error) : resolve(result!))),
   );

@@ -51,13 +51,21 @@ describe('rate publication and lookup (real PostgreSQL)', () => {
     const rate = await rates.current(orm.em.fork(), { from: 'NGN', to: 'USD' });
     const connection = orm.em.fork().getConnection();
     await expect(
-      connection.execute('update rates set expires_at = expires_at + interval \'1 day\' where id = ?', [rate.id]),
+      connection.execute(
+        "update rates set expires_at = expires_at + interval '1 day' where id = ?",
+        [rate.id],
+      ),
     ).rejects.toThrow(/rates are immutable/);
-    await expect(connection.execute('update rates set rate = 1 where id = ?', [rate.id])).rejects.toThrow(
+    await expect(
+      connection.execute('update rates set rate = 1 where id = ?', [rate.id]),
+    ).rejects.toThrow(/immutable/);
+    await expect(connection.execute('delete from rates where id = ?', [rate.id])).rejects.toThrow(
       /immutable/,
     );
-    await expect(connection.execute('delete from rates where id = ?', [rate.id])).rejects.toThrow(/immutable/);
-    const again = await orm.em.fork().getConnection().execute('select rate, expires_at from rates where id = ?', [rate.id]);
+    const again = await orm.em
+      .fork()
+      .getConnection()
+      .execute('select rate, expires_at from rates where id = ?', [rate.id]);
     expect(again[0].rate).toBe(rate.rate);
   });
 
@@ -65,9 +73,13 @@ describe('rate publication and lookup (real PostgreSQL)', () => {
     await rates.publish(orm.em.fork(), fixedSource);
     const published = await rates.current(orm.em.fork(), { from: 'NGN', to: 'USDC' });
     clock.set(new Date(published.expiresAt.getTime() - 1));
-    await expect(rates.current(orm.em.fork(), { from: 'NGN', to: 'USDC' })).resolves.toMatchObject({ id: published.id });
+    await expect(rates.current(orm.em.fork(), { from: 'NGN', to: 'USDC' })).resolves.toMatchObject({
+      id: published.id,
+    });
     clock.set(published.expiresAt);
-    const error = await rates.current(orm.em.fork(), { from: 'NGN', to: 'USDC' }).catch((e: unknown) => e);
+    const error = await rates
+      .current(orm.em.fork(), { from: 'NGN', to: 'USDC' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DomainError);
     expect((error as DomainError).code).toBe(ErrorCode.RateUnavailable);
   });
@@ -100,6 +112,8 @@ describe('rate publication and lookup (real PostgreSQL)', () => {
     clock.advance(600 * 1000);
     const down = new SandboxRateSource({ isDown: async () => true });
     await expect(rates.publish(orm.em.fork(), down)).rejects.toThrow(/down/);
-    await expect(rates.current(orm.em.fork(), { from: 'NGN', to: 'USDC' })).resolves.toMatchObject({ id: last.id });
+    await expect(rates.current(orm.em.fork(), { from: 'NGN', to: 'USDC' })).resolves.toMatchObject({
+      id: last.id,
+    });
   });
 });

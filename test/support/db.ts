@@ -22,7 +22,9 @@ export async function adminQuery<T = unknown>(sql: string, params: unknown[] = [
 /** A fresh, migrated database cloned from the run's template. Returns its URL. */
 export async function createTestDatabase(): Promise<string> {
   const name = `t_${randomBytes(6).toString('hex')}`;
-  await adminQuery(`create database ${name} template ${process.env.TEST_PG_TEMPLATE ?? 'onramp_template'}`);
+  await adminQuery(
+    `create database ${name} template ${process.env.TEST_PG_TEMPLATE ?? 'onramp_template'}`,
+  );
   const url = new URL(adminUrl());
   url.pathname = `/${name}`;
   return url.toString();

@@ -22,7 +22,10 @@ function freePort() {
 }
 
 module.exports = async function globalSetup() {
-  execFileSync(process.execPath, [join(root, 'scripts', 'build.js')], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(root, 'scripts', 'build.js')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   const { spawnEmbeddedPostgres } = require(join(root, 'dist', 'src', 'embedded', 'pg-process.js'));
   const dataDir = mkdtempSync(join(tmpdir(), 'onramp-test-pg-'));
   const postgres = await spawnEmbeddedPostgres({

@@ -1,16 +1,25 @@
 /** A thin fetch wrapper for e2e tests: JSON in, status + headers + parsed body out. */
-export interface HttpResponse<T = any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// Response bodies are whatever the server sent; tests assert on their shape.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+export interface HttpResponse<T = Json> {
   status: number;
   headers: Headers;
   body: T;
   text: string;
 }
 
-export async function request<T = any>( // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function request<T = Json>(
   baseUrl: string,
   method: string,
   path: string,
-  options: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  options: {
+    key?: string;
+    body?: unknown;
+    rawBody?: string;
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<HttpResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
@@ -29,11 +38,13 @@ export async function request<T = any>( // eslint-disable-line @typescript-eslin
   return { status: response.status, headers: response.headers, body: parsed, text };
 }
 
-export async function graphql<T = any>( // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function graphql<T = Json>(
   baseUrl: string,
   key: string | undefined,
   query: string,
   variables?: Record<string, unknown>,
-): Promise<HttpResponse<{ data?: T; errors?: Array<{ message: string; extensions?: { code?: string } }> }>> {
+): Promise<
+  HttpResponse<{ data?: T; errors?: Array<{ message: string; extensions?: { code?: string } }> }>
+> {
   return request(baseUrl, 'POST', '/graphql', { key, body: { query, variables } });
 }

@@ -14,7 +14,11 @@ export interface RunningProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-function launch(script: string, env: NodeJS.ProcessEnv, readyEvent: string): Promise<RunningProcess & { ready: Record<string, unknown> }> {
+function launch(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  readyEvent: string,
+): Promise<RunningProcess & { ready: Record<string, unknown> }> {
   const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: string[] = [];
   child.stderr!.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
@@ -25,7 +29,10 @@ function launch(script: string, env: NodeJS.ProcessEnv, readyEvent: string): Pro
       child.kill(signal);
     });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} not ready:\n${logs.join('\n')}`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${script} not ready:\n${logs.join('\n')}`)),
+      30_000,
+    );
     createInterface({ input: child.stdout! }).on('line', (line) => {
       logs.push(line);
       try {
@@ -49,7 +56,10 @@ export interface Gateway extends RunningProcess {
   url: string;
 }
 
-export function baseEnv(databaseUrl: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function baseEnv(
+  databaseUrl: string,
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -84,8 +94,12 @@ export async function startStack(
   options: { env?: Record<string, string>; gateways?: number; runners?: number } = {},
 ): Promise<Stack> {
   const env = baseEnv(databaseUrl, options.env);
-  const gateways = await Promise.all(Array.from({ length: options.gateways ?? 1 }, () => startGateway(env)));
-  const runners = await Promise.all(Array.from({ length: options.runners ?? 1 }, () => startRunner(env)));
+  const gateways = await Promise.all(
+    Array.from({ length: options.gateways ?? 1 }, () => startGateway(env)),
+  );
+  const runners = await Promise.all(
+    Array.from({ length: options.runners ?? 1 }, () => startRunner(env)),
+  );
   return {
     gateways,
     runners,
@@ -99,14 +113,25 @@ export async function startStack(
 const execFileAsync = promisify(execFile);
 
 /** Runs the operator command line (`npx onramp ...`) against a database; parses `--json` output. */
-export async function onrampCli(databaseUrl: string, args: string[], env: Record<string, string> = {}): Promise<unknown> {
-  const { stdout } = await execFileAsync(process.execPath, [join(ROOT, 'bin', 'onramp.js'), ...args], {
-    env: { ...baseEnv(databaseUrl, env), LOG_LEVEL: 'silent' },
-  });
+export async function onrampCli(
+  databaseUrl: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<unknown> {
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    [join(ROOT, 'bin', 'onramp.js'), ...args],
+    {
+      env: { ...baseEnv(databaseUrl, env), LOG_LEVEL: 'silent' },
+    },
+  );
   return args.includes('--json') ? JSON.parse(stdout.trim()) : stdout;
 }
 
-export async function createMerchant(databaseUrl: string, name = 'Test Merchant'): Promise<{ merchant_id: string; api_key: string }> {
+export async function createMerchant(
+  databaseUrl: string,
+  name = 'Test Merchant',
+): Promise<{ merchant_id: string; api_key: string }> {
   return (await onrampCli(databaseUrl, ['merchants', 'create', '--name', name, '--json'])) as {
     merchant_id: string;
     api_key: string;
@@ -114,7 +139,11 @@ export async function createMerchant(databaseUrl: string, name = 'Test Merchant'
 }
 
 /** Polls until `check` returns a value (not undefined) or the time runs out. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000, everyMs = 100): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 15_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
@@ -126,5 +155,7 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     }
     await new Promise((r) => setTimeout(r, everyMs));
   }
-  throw new Error(`condition not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`);
+  throw new Error(
+    `condition not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`,
+  );
 }

@@ -13,7 +13,10 @@ export function wsClient(httpUrl: string, authorization: string | undefined): Cl
 }
 
 /** Runs one operation to completion; resolves with the result or rejects with the close/error. */
-export function wsExecute<T = unknown>(client: Client, query: string): Promise<{ data?: T; errors?: unknown[] }> {
+export function wsExecute<T = unknown>(
+  client: Client,
+  query: string,
+): Promise<{ data?: T; errors?: unknown[] }> {
   return new Promise((resolve, reject) => {
     let result: { data?: T; errors?: unknown[] } | undefined;
     client.subscribe<T>(
@@ -21,7 +24,8 @@ export function wsExecute<T = unknown>(client: Client, query: string): Promise<{
       {
         next: (value) => (result = value as { data?: T; errors?: unknown[] }),
         error: reject,
-        complete: () => (result ? resolve(result) : reject(new Error('completed without a result'))),
+        complete: () =>
+          result ? resolve(result) : reject(new Error('completed without a result')),
       },
     );
   });

@@ -22,13 +22,27 @@ const CLIENT_ERROR_CODES = new Set([
 export function formatGraphQLError(log: FastifyBaseLogger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = unwrapResolverError(error);
-    const base = { message: formatted.message, locations: formatted.locations, path: formatted.path };
+    const base = {
+      message: formatted.message,
+      locations: formatted.locations,
+      path: formatted.path,
+    };
     if (original instanceof DomainError) {
-      return { ...base, message: original.message, extensions: { code: graphqlCodeOf(original.code), ...(original.details ? { details: original.details } : {}) } };
+      return {
+        ...base,
+        message: original.message,
+        extensions: {
+          code: graphqlCodeOf(original.code),
+          ...(original.details ? { details: original.details } : {}),
+        },
+      };
     }
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && CLIENT_ERROR_CODES.has(code)) {
-      return { ...base, extensions: { code: graphqlCodeOf(ErrorCode.InvalidParameter), reason: code } };
+      return {
+        ...base,
+        extensions: { code: graphqlCodeOf(ErrorCode.InvalidParameter), reason: code },
+      };
     }
     if (code === 'INVALID_PARAMETER') return { ...base, extensions: { code } };
     const mapped = mapError(original);

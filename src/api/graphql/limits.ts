@@ -30,7 +30,8 @@ export function queryLimitsRule(limits: QueryLimits = DEFAULT_LIMITS): Validatio
   return (context: ValidationContext): ASTVisitor => {
     const fragments = new Map<string, FragmentDefinitionNode>();
     for (const definition of context.getDocument().definitions) {
-      if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+      if (definition.kind === Kind.FRAGMENT_DEFINITION)
+        fragments.set(definition.name.value, definition);
     }
     let aliases = 0;
     let fields = 0;
@@ -41,13 +42,17 @@ export function queryLimitsRule(limits: QueryLimits = DEFAULT_LIMITS): Validatio
         if (selection.kind === Kind.FIELD) {
           fields += 1;
           if (selection.alias) aliases += 1;
-          if (selection.selectionSet) deepest = Math.max(deepest, walk(selection.selectionSet, depth + 1, seen));
+          if (selection.selectionSet)
+            deepest = Math.max(deepest, walk(selection.selectionSet, depth + 1, seen));
         } else if (selection.kind === Kind.INLINE_FRAGMENT) {
           deepest = Math.max(deepest, walk(selection.selectionSet, depth, seen));
         } else {
           const fragment = fragments.get(selection.name.value);
           if (fragment && !seen.has(fragment.name.value)) {
-            deepest = Math.max(deepest, walk(fragment.selectionSet, depth, new Set([...seen, fragment.name.value])));
+            deepest = Math.max(
+              deepest,
+              walk(fragment.selectionSet, depth, new Set([...seen, fragment.name.value])),
+            );
           }
         }
       }
@@ -58,13 +63,19 @@ export function queryLimitsRule(limits: QueryLimits = DEFAULT_LIMITS): Validatio
       OperationDefinition(node) {
         const depth = walk(node.selectionSet, 1, new Set());
         if (depth > limits.maxDepth) {
-          context.reportError(limitError(`Query depth ${depth} exceeds the limit of ${limits.maxDepth}`));
+          context.reportError(
+            limitError(`Query depth ${depth} exceeds the limit of ${limits.maxDepth}`),
+          );
         }
         if (aliases > limits.maxAliases) {
-          context.reportError(limitError(`${aliases} aliases exceed the limit of ${limits.maxAliases}`));
+          context.reportError(
+            limitError(`${aliases} aliases exceed the limit of ${limits.maxAliases}`),
+          );
         }
         if (fields > limits.maxFields) {
-          context.reportError(limitError(`${fields} fields exceed the limit of ${limits.maxFields}`));
+          context.reportError(
+            limitError(`${fields} fields exceed the limit of ${limits.maxFields}`),
+          );
         }
       },
     };

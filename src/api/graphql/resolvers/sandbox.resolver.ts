@@ -11,7 +11,9 @@ function requireSandbox(ctx: GraphQLContext): void {
 
 @Resolver()
 export class SandboxResolver {
-  @Mutation(() => SandboxScenarioType, { description: 'Sandbox only: set or clear fault scenarios.' })
+  @Mutation(() => SandboxScenarioType, {
+    description: 'Sandbox only: set or clear fault scenarios.',
+  })
   async setSandboxScenario(
     @Arg('input', () => SandboxScenarioInput) input: SandboxScenarioInput,
     @Ctx() ctx: GraphQLContext,

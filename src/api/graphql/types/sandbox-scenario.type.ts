@@ -2,7 +2,8 @@ import { Field, InputType, ObjectType, GraphQLISODateTime } from 'type-graphql';
 import type { SandboxScenario } from '../../../db/entities/sandbox-scenario.entity';
 
 @InputType('SandboxScenarioInput', {
-  description: 'Fields left out keep their current value. More fault kinds arrive with their features.',
+  description:
+    'Fields left out keep their current value. More fault kinds arrive with their features.',
 })
 export class SandboxScenarioInput {
   @Field(() => Boolean, {

@@ -1,0 +1,71 @@
+import { dec, isDecimalString, toFixedDown, toFixedUp } from '../../src/domain/money';
+
+describe('toFixedDown / toFixedUp', () => {
+  it('rounds toward zero and away from zero at the given places', () => {
+    expect(toFixedDown(dec('1.2345678'), 6)).toBe('1.234567');
+    expect(toFixedUp(dec('1.2345678'), 6)).toBe('1.234568');
+    expect(toFixedDown(dec('1.2345671'), 6)).toBe('1.234567');
+    expect(toFixedUp(dec('1.2345671'), 6)).toBe('1.234568');
+    expect(toFixedDown(dec('1507.5376891997'), 2)).toBe('1507.53');
+    expect(toFixedUp(dec('1507.5376891997'), 2)).toBe('1507.54');
+  });
+
+  it('leaves exact values unchanged', () => {
+    expect(toFixedDown(dec('1.234567'), 6)).toBe('1.234567');
+    expect(toFixedUp(dec('1.234567'), 6)).toBe('1.234567');
+    expect(toFixedUp(dec('0'), 2)).toBe('0.00');
+  });
+
+  it('pads with zeros to exactly the requested places', () => {
+    expect(toFixedDown(dec('5'), 6)).toBe('5.000000');
+    expect(toFixedUp(dec('5'), 6)).toBe('5.000000');
+    expect(toFixedDown(dec('12.5'), 2)).toBe('12.50');
+  });
+
+  it('never renders exponent notation', () => {
+    expect(toFixedDown(dec('1e-7'), 12)).toBe('0.000000100000');
+    expect(toFixedUp(dec('1e-7'), 6)).toBe('0.000001');
+    expect(toFixedDown(dec('1e21'), 2)).toBe('1000000000000000000000.00');
+  });
+});
+
+describe('isDecimalString', () => {
+  it.each([['0'], ['12.50'], ['1500'], ['0.5'], ['1.123456'], ['999999999999999999']])(
+    'accepts %p',
+    (value) => {
+      expect(isDecimalString(value, 6)).toBe(true);
+    },
+  );
+
+  it.each([
+    ['-1'],
+    ['1e5'],
+    ['01'],
+    ['1.'],
+    ['.5'],
+    ['1.1234567'],
+    [' 1'],
+    ['1 '],
+    [''],
+    ['+1'],
+    ['1,000'],
+    ['NaN'],
+    ['Infinity'],
+    ['0x10'],
+  ])('rejects %p', (value) => {
+    expect(isDecimalString(value, 6)).toBe(false);
+  });
+
+  it('honours maxPlaces', () => {
+    expect(isDecimalString('1.12', 2)).toBe(true);
+    expect(isDecimalString('1.123', 2)).toBe(false);
+  });
+});
+
+describe('Dec arithmetic', () => {
+  it('adds 0.1 and 0.2 exactly, unlike binary floats', () => {
+    expect(0.1 + 0.2).not.toBe(0.3);
+    expect(dec('0.1').plus(dec('0.2')).toString()).toBe('0.3');
+    expect(dec('0.1').plus(dec('0.2')).eq(dec('0.3'))).toBe(true);
+  });
+});
