@@ -8,7 +8,10 @@ const { execFileSync } = require('node:child_process');
 const root = join(__dirname, '..');
 const entry = join(root, 'dist', 'src', 'cli', 'onramp.js');
 if (!existsSync(entry)) {
-  execFileSync(process.execPath, [join(root, 'scripts', 'build.js')], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(root, 'scripts', 'build.js')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
 }
 require(entry)
   .runCli(process.argv.slice(2))
