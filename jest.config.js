@@ -1,7 +1,7 @@
 // Three suites: unit (pure rules), integration (real PostgreSQL), e2e (both processes, real HTTP
 // and websockets). One embedded PostgreSQL serves the run; each test file gets its own database.
 // Transpile only (type checking is `npm run typecheck`), so test start-up stays fast.
-const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] };
+const transform = { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] };
 const common = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
 
 module.exports = {

@@ -1,0 +1,30 @@
+# Production image: one image for the gateway, the job runner and migrations.
+#   gateway     node dist/src/gateway.js        (the default command)
+#   job runner  node dist/jobs/runner.js
+#   migrations  node bin/onramp.js db migrate
+# Configuration comes from the environment (see README.md, Configuration); DATABASE_URL is required.
+
+# --- build: compile src/ and jobs/ to dist/ with tsc ---
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
+COPY src ./src
+COPY jobs ./jobs
+RUN npm run build
+
+# --- runtime: production dependencies and compiled output only ---
+FROM node:20-bookworm-slim AS runtime
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY bin ./bin
+# Inside a container the gateway must listen on all interfaces, not on loopback (the default).
+ENV HOST=0.0.0.0 PORT=4000
+USER node
+EXPOSE 4000
+CMD ["node", "dist/src/gateway.js"]
