@@ -29,6 +29,14 @@ export const configSchema = z.object({
   ONRAMP_TTL_SECONDS: positiveInt(1500),
   RATE_LIMIT_PER_MINUTE: positiveInt(100),
   FEE_BPS: z.coerce.number().int().min(0).max(9999).default(50),
+  /** Onramps a merchant may create per Africa/Lagos day; the next one freezes the merchant. */
+  ONRAMP_DAILY_LIMIT: positiveInt(1000),
+  /** The bank that issues virtual accounts (3-digit CBN code) and its display name. */
+  VA_BANK_CODE: z
+    .string()
+    .regex(/^[0-9]{3}$/, 'must be a 3-digit CBN bank code')
+    .default('035'),
+  VA_BANK_NAME: z.string().min(1).max(100).default('Wema Bank'),
   JOB_POLL_MS: positiveInt(1000),
   BASE_RPC_URL: optionalUrl,
   ETHEREUM_RPC_URL: optionalUrl,

@@ -1,0 +1,83 @@
+import { Entity, Enum, PrimaryKey, Property } from '@mikro-orm/core';
+
+export enum OnrampType {
+  THROWAWAY = 'THROWAWAY',
+  EPHEMERAL = 'EPHEMERAL',
+  PERMANENT = 'PERMANENT',
+}
+
+export enum OnrampStatus {
+  ACTIVE = 'ACTIVE',
+  EXPIRED = 'EXPIRED',
+  COMPLETED = 'COMPLETED',
+  DEACTIVATED = 'DEACTIVATED',
+}
+
+export enum SettlementMode {
+  AUTO_WITHDRAW = 'AUTO_WITHDRAW',
+  MERCHANT_BALANCE = 'MERCHANT_BALANCE',
+}
+
+/**
+ * An onramp: one virtual account for one end user. Settlement columns, type, rate and account
+ * are fixed at creation (trigger `onramps_settlement_immutable`).
+ */
+@Entity({ tableName: 'onramps' })
+export class Onramp {
+  @PrimaryKey({ type: 'text' })
+  id!: string;
+
+  @Property({ type: 'text' })
+  merchantId!: string;
+
+  @Enum({ items: () => OnrampType, type: 'text' })
+  type!: OnrampType;
+
+  @Enum({ items: () => OnrampStatus, type: 'text' })
+  status!: OnrampStatus;
+
+  @Property({ type: 'text', nullable: true })
+  rateId!: string | null;
+
+  @Property({ type: 'text' })
+  paymentReference!: string;
+
+  @Property({ type: 'text' })
+  accountNumber!: string;
+
+  @Property({ type: 'text' })
+  accountName!: string;
+
+  @Property({ type: 'text' })
+  bankName!: string;
+
+  @Property({ type: 'text' })
+  bankCode!: string;
+
+  @Property({ type: 'text' })
+  userEmail!: string;
+
+  @Enum({ items: () => SettlementMode, type: 'text' })
+  settlementMode!: SettlementMode;
+
+  @Property({ type: 'text', nullable: true })
+  settlementAsset!: string | null;
+
+  @Property({ type: 'text', nullable: true })
+  settlementChain!: string | null;
+
+  @Property({ type: 'text', nullable: true })
+  destinationAddress!: string | null;
+
+  @Property({ type: 'text', hidden: true })
+  clientSecretHash!: string;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  expiresAt!: Date | null;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Property({ type: 'timestamptz' })
+  updatedAt!: Date;
+}
