@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, ErrorCode } from '../domain/errors';
+import type { IdempotencyScope, IdempotencyService } from '../services/idempotency.service';
+import './principal';
+
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
+
+const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
+
+/** JSON with object keys sorted at every depth, so equal bodies hash equally. */
+export function canonicalJson(value: unknown): string {
+  if (value === undefined) return '';
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value)) {
+    const source = value as Record<string, unknown>;
+    const sorted: Record<string, unknown> = {};
+    for (const key of Object.keys(source).sort()) {
+      if (source[key] !== undefined) sorted[key] = sortKeys(source[key]);
+    }
+    return sorted;
+  }
+  return value;
+}
+
+export function requestHash(method: string, path: string, body: unknown): string {
+  return createHash('sha256')
+    .update(`${method}\n${path}\n${canonicalJson(body)}`)
+    .digest('hex');
+}
+
+interface Pending {
+  scope: IdempotencyScope;
+  /** Set once the outcome is handled (stored or abandoned), so it is handled once. */
+  settled: boolean;
+}
+
+const pending = new WeakMap<FastifyRequest, Pending>();
+
+function parsePayload(payload: unknown): { ok: true; body: unknown } | { ok: false } {
+  if (payload === undefined || payload === null || payload === '') return { ok: true, body: null };
+  const text =
+    typeof payload === 'string'
+      ? payload
+      : Buffer.isBuffer(payload)
+        ? payload.toString('utf8')
+        : null;
+  // Streams (never produced by this API's routes) cannot be captured.
+  if (text === null) return { ok: false };
+  try {
+    return { ok: true, body: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/**
+ * `Idempotency-Key` on every POST (REST and `POST /graphql` alike): the first response (status
+ * and JSON body) is stored for 24 h and replayed with `Idempotent-Replayed: true`.
+ *
+ * - Runs in `preHandler`: after authentication (onRequest), rate limiting (preParsing) and body
+ *   parsing and schema validation. Requests refused before that (401, 429, 400 from schema
+ *   validation, 413, malformed JSON) therefore never claim a key and are not stored: they had
+ *   no effect, and the client may fix the request and retry with the same key. Intended.
+ * - Only for callers authenticated with a secret key; keys are scoped per merchant (every
+ *   secret key of a merchant shares them). Stored JSON is jsonb: a replay is the same JSON
+ *   value, with object keys possibly in another order, as `application/json`.
+ * - The request hash covers method, path (without query) and the canonical JSON of the
+ *   validated body: the same key with another request is `idempotency_conflict` (409).
+ * - Responses below 500 (including 4xx domain errors) are stored in `onSend`, before the
+ *   response is written, so a retry after the client saw the response replays it. A 5xx, a
+ *   thrown error (the error handler's response passes through `onSend` too) or a response that
+ *   is not JSON releases the key so the client can retry.
+ * - A client that disconnects does not stop the handler: Fastify still sends its result
+ *   through `onSend`, so the outcome is stored (or released) and a retry replays it.
+ *   `onResponse` releases any key still unsettled as a last resort.
+ * - A process that dies mid-request (or a handler that never answers) leaves the key
+ *   IN_PROGRESS, answering 409, until it expires.
+ */
+export function registerIdempotency(
+  app: FastifyInstance,
+  options: { idempotency: IdempotencyService },
+): void {
+  const { idempotency } = options;
+
+  const abandon = async (request: FastifyRequest, state: Pending) => {
+    try {
+      await idempotency.abandon(request.em, state.scope);
+    } catch (err) {
+      request.log.error({ err }, 'could not release Idempotency-Key');
+    }
+  };
+
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.method !== 'POST' || !request.routeOptions.url) return;
+    const header = request.headers[IDEMPOTENCY_KEY_HEADER];
+    // Keys belong to the merchant's secret keys. A client secret (read only) never claims or
+    // replays one: it must not see, nor block, a response stored for the merchant's backend.
+    const principal = request.principal;
+    if (header === undefined || principal?.kind !== 'secret_key') return;
+    const merchantId = principal.merchantId;
+    if (typeof header !== 'string' || !VALID_KEY.test(header)) {
+      throw new DomainError(
+        ErrorCode.InvalidParameter,
+        'Idempotency-Key must be 1-255 printable ASCII characters',
+      );
+    }
+    const method = request.method;
+    const path = request.url.split('?')[0];
+    const scope: IdempotencyScope = {
+      merchantId,
+      key: header,
+      method,
+      path,
+      requestHash: requestHash(method, path, request.body),
+    };
+    const outcome = await idempotency.begin(request.em, scope);
+    if (outcome.kind === 'replay') {
+      reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true').code(outcome.status);
+      if (outcome.body === null || outcome.body === undefined) reply.send();
+      else reply.send(outcome.body);
+      return reply;
+    }
+    pending.set(request, { scope, settled: false });
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const state = pending.get(request);
+    if (!state || state.settled) return payload;
+    state.settled = true;
+    const status = reply.statusCode;
+    const parsed = status < 500 ? parsePayload(payload) : { ok: false as const };
+    if (!parsed.ok) {
+      if (status < 500) request.log.warn('response is not JSON; Idempotency-Key released');
+      await abandon(request, state);
+      return payload;
+    }
+    try {
+      await idempotency.complete(request.em, state.scope, status, parsed.body);
+    } catch (err) {
+      // The handler's effects happened: keep the key claimed (a retry gets 409 until it
+      // expires) rather than release it and risk running the request twice.
+      request.log.error({ err }, 'could not store the response of an Idempotency-Key');
+    }
+    return payload;
+  });
+
+  app.addHook('onResponse', async (request) => {
+    const state = pending.get(request);
+    if (!state) return;
+    pending.delete(request);
+    if (!state.settled) {
+      state.settled = true;
+      await abandon(request, state);
+    }
+  });
+}
