@@ -38,6 +38,8 @@ export const configSchema = z.object({
     .default('035'),
   VA_BANK_NAME: z.string().min(1).max(100).default('Wema Bank'),
   JOB_POLL_MS: positiveInt(1000),
+  /** How often the job runner expires short-lived onramps past their TTL (reads are exact anyway). */
+  EXPIRY_SWEEP_SECONDS: positiveInt(30),
   BASE_RPC_URL: optionalUrl,
   ETHEREUM_RPC_URL: optionalUrl,
   POLYGON_RPC_URL: optionalUrl,

@@ -10,6 +10,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** `public` routes skip authentication and rate limiting (health, OpenAPI document). */
     public?: boolean;
+    /** Routes an onramp's client secret may call (each still checks it is that onramp's). */
+    clientSecret?: boolean;
   }
 }
 

@@ -70,7 +70,11 @@ export async function registerRateLimit(
     store: function StoreFactory() {
       return store;
     } as unknown as never,
-    keyGenerator: (request) => `key:${request.principal?.keyId ?? 'anonymous'}`,
+    keyGenerator: (request) => {
+      const principal = request.principal;
+      if (principal?.kind === 'secret_key') return `key:${principal.keyId}`;
+      return principal ? `onramp:${principal.onrampId}` : 'anonymous';
+    },
     allowList: (request) => request.principal === undefined,
     errorResponseBuilder: (_request, context) =>
       Object.assign(

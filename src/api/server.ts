@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { ulid } from 'ulid';
 import { errorBody, ErrorCode } from '../domain/errors';
 import type { Services } from '../services';
+import { forbidden } from '../services/auth.service';
 import { mapError } from './error-mapping';
 import { createApollo } from './graphql/apollo';
 import type { GraphQLContext } from './graphql/context';
@@ -19,9 +20,11 @@ import { graphqlErrorBody } from './graphql/errors';
 import { buildGraphQLSchema } from './graphql/schema';
 import './principal';
 import { registerRateLimit } from './rate-limit';
+import { registerIdempotency } from './idempotency';
 import { ErrorResponse } from './rest/schemas';
 import { healthRoutes } from './rest/routes/health.route';
 import { ratesRoutes } from './rest/routes/rates.route';
+import { onrampRoutes } from './rest/routes/onramps.route';
 import { validatorCompiler } from './validation';
 import { attachGraphQLWebSocket } from './ws';
 
@@ -86,6 +89,10 @@ export async function buildGateway(options: GatewayOptions) {
     request.em = orm.em.fork();
     if (request.routeOptions.config?.public || !request.routeOptions.url) return;
     request.principal = await services.auth.authenticate(request.em, request.headers.authorization);
+    // Default deny: a client secret reaches only routes that allow it.
+    if (request.principal.kind === 'client_secret' && !request.routeOptions.config?.clientSecret) {
+      throw forbidden();
+    }
   });
 
   await app.register(swagger, {
@@ -111,8 +118,11 @@ export async function buildGateway(options: GatewayOptions) {
     perMinute: services.config.RATE_LIMIT_PER_MINUTE,
   });
 
+  // Root hooks: every POST route, /graphql included, honours Idempotency-Key.
+  registerIdempotency(app, { idempotency: services.idempotency });
   await app.register(healthRoutes(services, options.version));
   await app.register(ratesRoutes(services));
+  await app.register(onrampRoutes(services));
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () =>
     app.swagger(),
   );
@@ -135,6 +145,8 @@ export async function buildGateway(options: GatewayOptions) {
   app.route({
     method: ['GET', 'POST'],
     url: '/graphql',
+    // Client secrets are checked per field by the GraphQL guard.
+    config: { clientSecret: true },
     schema: { hide: true },
     handler: graphqlHandler,
   });

@@ -1,20 +1,48 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, ErrorCode } from '../domain/errors';
 import { ApiKey, KeyEnvironment } from '../db/entities/api-key.entity';
+import { Onramp } from '../db/entities/onramp.entity';
 import { hashSecret, KEY_PREFIX } from './merchant.service';
 
-/** Who is calling. Client secrets (one onramp, read only) join this union with onramps. */
-export type Principal = {
+/** A merchant's secret key: everything the merchant may do. */
+export interface SecretKeyPrincipal {
   kind: 'secret_key';
   merchantId: string;
   keyId: string;
-};
+}
+
+/** An onramp's client secret: read that onramp and its deposits, subscribe to them; nothing else. */
+export interface ClientSecretPrincipal {
+  kind: 'client_secret';
+  merchantId: string;
+  onrampId: string;
+}
+
+export type Principal = SecretKeyPrincipal | ClientSecretPrincipal;
 
 const BEARER = /^Bearer ([A-Za-z0-9_]{1,200})$/;
 const SECRET_KEY = /^sk_(test|live)_[A-Za-z0-9]{20,100}$/;
+const CLIENT_SECRET = /^oc_[A-Za-z0-9]{20,100}$/;
 
 function unauthorized(message: string): DomainError {
   return new DomainError(ErrorCode.Unauthorized, message);
+}
+
+export function forbidden(
+  message = 'A client secret can only read its own onramp and deposits',
+): DomainError {
+  return new DomainError(ErrorCode.Forbidden, message);
+}
+
+/** The merchant behind a secret key; a client secret used here is 403 forbidden. */
+export function requireSecretKey(principal: Principal): SecretKeyPrincipal {
+  if (principal.kind !== 'secret_key') throw forbidden();
+  return principal;
+}
+
+/** A secret key of the owner, or the onramp's own client secret. */
+export function assertCanReadOnramp(principal: Principal, onrampId: string): void {
+  if (principal.kind === 'client_secret' && principal.onrampId !== onrampId) throw forbidden();
 }
 
 /**
@@ -31,6 +59,7 @@ export class AuthService {
     const match = BEARER.exec(header.trim());
     if (!match) throw unauthorized('Malformed Authorization header; expected "Bearer <API key>"');
     const token = match[1];
+    if (CLIENT_SECRET.test(token)) return this.clientSecret(em, token);
     if (!SECRET_KEY.test(token)) throw unauthorized('Malformed API key');
     if (!token.startsWith(KEY_PREFIX[this.environment])) {
       throw unauthorized(
@@ -45,5 +74,15 @@ export class AuthService {
     if (!key || key.environment !== this.environment) throw unauthorized('Unknown API key');
     if (key.revokedAt) throw unauthorized('This API key has been revoked');
     return { kind: 'secret_key', merchantId: key.merchant.id, keyId: key.id };
+  }
+
+  private async clientSecret(em: EntityManager, token: string): Promise<ClientSecretPrincipal> {
+    const onramp = await em.findOne(
+      Onramp,
+      { clientSecretHash: hashSecret(token) },
+      { fields: ['id', 'merchantId'] },
+    );
+    if (!onramp) throw unauthorized('Unknown client secret');
+    return { kind: 'client_secret', merchantId: onramp.merchantId, onrampId: onramp.id };
   }
 }

@@ -4,15 +4,23 @@ import { buildSchema, type NonEmptyArray } from 'type-graphql';
 import { MerchantResolver } from './resolvers/merchant.resolver';
 import { RateResolver } from './resolvers/rate.resolver';
 import { SandboxResolver } from './resolvers/sandbox.resolver';
+import { OnrampResolver } from './resolvers/onramp.resolver';
+import { clientSecretGuard } from './client-secret-guard';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const resolvers: NonEmptyArray<Function> = [RateResolver, MerchantResolver, SandboxResolver];
+export const resolvers: NonEmptyArray<Function> = [
+  RateResolver,
+  MerchantResolver,
+  SandboxResolver,
+  OnrampResolver,
+];
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 export async function buildGraphQLSchema(extra: Function[] = []): Promise<GraphQLSchema> {
   return buildSchema({
     resolvers: [...resolvers, ...extra] as NonEmptyArray<Function>, // eslint-disable-line @typescript-eslint/no-unsafe-function-type
     validate: false,
+    globalMiddlewares: [clientSecretGuard],
   });
 }
 

@@ -1,3 +1,5 @@
+import type { Onramp } from '../../db/entities/onramp.entity';
+import { onrampStatusAt } from '../../domain/onramp-status';
 import type { Rate } from '../../db/entities/rate.entity';
 
 /** REST shapes (snake_case). Rates are JSON numbers as the spec shows; money amounts elsewhere are strings. */
@@ -13,5 +15,35 @@ export function presentRate(rate: Rate) {
     min_deposit_ngn: Number(rate.minDepositNgn),
     created_at: rate.createdAt.toISOString(),
     expires_at: rate.expiresAt.toISOString(),
+  };
+}
+
+/** REST shape of an onramp; the settlement object holds only `mode` for MERCHANT_BALANCE. */
+export function presentOnramp(onramp: Onramp, now: Date) {
+  return {
+    onramp_id: onramp.id,
+    type: onramp.type,
+    status: onrampStatusAt(onramp, now),
+    rate_id: onramp.rateId,
+    payment_reference: onramp.paymentReference,
+    virtual_account: {
+      account_number: onramp.accountNumber,
+      account_name: onramp.accountName,
+      bank_name: onramp.bankName,
+      bank_code: onramp.bankCode,
+    },
+    expires_at: onramp.expiresAt?.toISOString() ?? null,
+    settlement:
+      onramp.settlementMode === 'MERCHANT_BALANCE'
+        ? { mode: onramp.settlementMode }
+        : {
+            mode: onramp.settlementMode,
+            asset: onramp.settlementAsset ?? undefined,
+            chain: onramp.settlementChain ?? undefined,
+            destination_address: onramp.destinationAddress ?? undefined,
+          },
+    user: { email: onramp.userEmail },
+    created_at: onramp.createdAt.toISOString(),
+    updated_at: onramp.updatedAt.toISOString(),
   };
 }

@@ -1,0 +1,143 @@
+import {
+  Field,
+  ID,
+  InputType,
+  Int,
+  ObjectType,
+  registerEnumType,
+  GraphQLISODateTime,
+} from 'type-graphql';
+import {
+  Onramp,
+  OnrampStatus,
+  OnrampType,
+  SettlementMode,
+} from '../../../db/entities/onramp.entity';
+import { onrampStatusAt } from '../../../domain/onramp-status';
+import { PageInfoType } from './connection';
+
+registerEnumType(OnrampType, { name: 'OnrampType' });
+registerEnumType(OnrampStatus, { name: 'OnrampStatus' });
+registerEnumType(SettlementMode, { name: 'SettlementMode' });
+
+export enum StablecoinAsset {
+  USDC = 'USDC',
+  USDT = 'USDT',
+}
+registerEnumType(StablecoinAsset, { name: 'Asset' });
+
+@ObjectType('VirtualAccount')
+export class VirtualAccountType {
+  @Field(() => String) accountNumber!: string;
+  @Field(() => String) accountName!: string;
+  @Field(() => String) bankName!: string;
+  @Field(() => String) bankCode!: string;
+}
+
+@ObjectType('Settlement', { description: 'Fixed at creation; never changes.' })
+export class SettlementType {
+  @Field(() => SettlementMode) mode!: SettlementMode;
+  @Field(() => StablecoinAsset, { nullable: true }) asset!: StablecoinAsset | null;
+  @Field(() => String, { nullable: true, description: 'BASE, ETHEREUM or POLYGON.' }) chain!:
+    string | null;
+  @Field(() => String, { nullable: true }) destinationAddress!: string | null;
+}
+
+@ObjectType('Onramp')
+export class OnrampNode {
+  @Field(() => ID, { description: 'Same as onrampId.' }) id!: string;
+  @Field(() => ID) onrampId!: string;
+  @Field(() => OnrampType) type!: OnrampType;
+  @Field(() => OnrampStatus) status!: OnrampStatus;
+  @Field(() => ID, { nullable: true, description: 'Null for PERMANENT onramps.' }) rateId!:
+    string | null;
+  @Field(() => String) paymentReference!: string;
+  @Field(() => VirtualAccountType) virtualAccount!: VirtualAccountType;
+  @Field(() => SettlementType) settlement!: SettlementType;
+  @Field(() => String) userEmail!: string;
+  @Field(() => GraphQLISODateTime, { nullable: true }) expiresAt!: Date | null;
+  @Field(() => GraphQLISODateTime) createdAt!: Date;
+  @Field(() => GraphQLISODateTime) updatedAt!: Date;
+
+  static fill<T extends OnrampNode>(target: T, onramp: Onramp, now: Date): T {
+    return Object.assign(target, {
+      id: onramp.id,
+      onrampId: onramp.id,
+      type: onramp.type,
+      status: onrampStatusAt(onramp, now) as OnrampStatus,
+      rateId: onramp.rateId,
+      paymentReference: onramp.paymentReference,
+      virtualAccount: Object.assign(new VirtualAccountType(), {
+        accountNumber: onramp.accountNumber,
+        accountName: onramp.accountName,
+        bankName: onramp.bankName,
+        bankCode: onramp.bankCode,
+      }),
+      settlement: Object.assign(new SettlementType(), {
+        mode: onramp.settlementMode,
+        asset: onramp.settlementAsset,
+        chain: onramp.settlementChain,
+        destinationAddress: onramp.destinationAddress,
+      }),
+      userEmail: onramp.userEmail,
+      expiresAt: onramp.expiresAt,
+      createdAt: onramp.createdAt,
+      updatedAt: onramp.updatedAt,
+    });
+  }
+
+  static from(onramp: Onramp, now: Date): OnrampNode {
+    return OnrampNode.fill(new OnrampNode(), onramp, now);
+  }
+}
+
+@ObjectType('CreatedOnramp', {
+  description:
+    'The new onramp (its fields, and as `onramp`) plus its client secret, shown only here.',
+})
+export class CreatedOnrampType extends OnrampNode {
+  @Field(() => OnrampNode) onramp!: OnrampNode;
+  @Field(() => String, {
+    description: 'oc_...: read-only bearer token for this onramp, for frontends.',
+  })
+  clientSecret!: string;
+}
+
+@ObjectType('OnrampEdge')
+export class OnrampEdgeType {
+  @Field(() => String) cursor!: string;
+  @Field(() => OnrampNode) node!: OnrampNode;
+}
+
+@ObjectType('OnrampConnection')
+export class OnrampConnectionType {
+  @Field(() => [OnrampEdgeType]) edges!: OnrampEdgeType[];
+  @Field(() => PageInfoType) pageInfo!: PageInfoType;
+  @Field(() => Int) totalCount!: number;
+}
+
+@InputType('OnrampUserInput')
+export class OnrampUserInput {
+  @Field(() => String) email!: string;
+}
+
+@InputType('SettlementInput')
+export class SettlementInput {
+  @Field(() => SettlementMode) mode!: SettlementMode;
+  @Field(() => StablecoinAsset, { nullable: true }) asset?: StablecoinAsset | null;
+  @Field(() => String, { nullable: true, description: 'BASE, ETHEREUM (or ETH) or POLYGON.' })
+  chain?: string | null;
+  @Field(() => String, { nullable: true }) destinationAddress?: string | null;
+}
+
+@InputType('CreateOnrampInput')
+export class CreateOnrampInput {
+  @Field(() => OnrampType) type!: OnrampType;
+  @Field(() => OnrampUserInput) user!: OnrampUserInput;
+  @Field(() => ID, {
+    nullable: true,
+    description: 'Required for THROWAWAY and EPHEMERAL; omit for PERMANENT.',
+  })
+  rateId?: string | null;
+  @Field(() => SettlementInput) settlement!: SettlementInput;
+}

@@ -1,0 +1,71 @@
+import { Type } from 'typebox';
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+export const CreateOnrampBody = Type.Object(
+  {
+    type: Type.String({ enum: ['THROWAWAY', 'EPHEMERAL', 'PERMANENT'] }),
+    user: Type.Object({ email: Type.String({ maxLength: 320 }) }, { additionalProperties: false }),
+    rate_id: Type.Optional(
+      Type.String({ maxLength: 100, description: 'Required for THROWAWAY and EPHEMERAL' }),
+    ),
+    settlement: Type.Object(
+      {
+        mode: Type.String({ enum: ['AUTO_WITHDRAW', 'MERCHANT_BALANCE'] }),
+        asset: Type.Optional(Type.String({ maxLength: 16 })),
+        chain: Type.Optional(
+          Type.String({ maxLength: 16, description: 'BASE, ETHEREUM (or ETH), POLYGON' }),
+        ),
+        destination_address: Type.Optional(Type.String({ maxLength: 200 })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const onrampFields = {
+  onramp_id: Type.String(),
+  type: Type.String({ enum: ['THROWAWAY', 'EPHEMERAL', 'PERMANENT'] }),
+  status: Type.String({ enum: ['ACTIVE', 'EXPIRED', 'COMPLETED', 'DEACTIVATED'] }),
+  rate_id: Nullable(Type.String()),
+  payment_reference: Type.String(),
+  virtual_account: Type.Object({
+    account_number: Type.String(),
+    account_name: Type.String(),
+    bank_name: Type.String(),
+    bank_code: Type.String(),
+  }),
+  expires_at: Nullable(Type.String({ format: 'date-time' })),
+  settlement: Type.Object({
+    mode: Type.String(),
+    asset: Type.Optional(Type.String()),
+    chain: Type.Optional(Type.String()),
+    destination_address: Type.Optional(Type.String()),
+  }),
+  user: Type.Object({ email: Type.String() }),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+};
+
+export const OnrampResponse = Type.Object(onrampFields);
+
+export const CreatedOnrampResponse = Type.Object({
+  ...onrampFields,
+  client_secret: Type.String({ description: 'oc_...: shown only in this response' }),
+});
+
+export const Pagination = Type.Object({
+  total: Type.Integer(),
+  page: Type.Integer(),
+  per_page: Type.Integer(),
+  total_pages: Type.Integer(),
+});
+
+export const PageQuery = {
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+};
+
+export const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });

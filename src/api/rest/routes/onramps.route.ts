@@ -1,0 +1,117 @@
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Services } from '../../../services';
+import { assertCanReadOnramp, requireSecretKey } from '../../../services/auth.service';
+import { pageInfo, parsePage } from '../../../domain/pagination';
+import { errorResponses } from '../schemas';
+import { presentOnramp } from '../presenters';
+import {
+  CreatedOnrampResponse,
+  CreateOnrampBody,
+  IdParams,
+  OnrampResponse,
+  PageQuery,
+  Pagination,
+} from '../onramp.schemas';
+
+export const onrampRoutes =
+  (services: Services): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.post(
+      '/v1/onramp',
+      {
+        schema: {
+          summary: 'Create an onramp and provision its virtual account',
+          tags: ['onramps'],
+          body: CreateOnrampBody,
+          response: { 201: CreatedOnrampResponse, ...errorResponses(403, 409, 413, 422) },
+        },
+      },
+      async (request, reply) => {
+        const { merchantId } = requireSecretKey(request.principal!);
+        const body = request.body;
+        const created = await services.onramps.create(request.em, merchantId, {
+          type: body.type,
+          user: body.user,
+          rateId: body.rate_id,
+          settlement: {
+            mode: body.settlement.mode,
+            asset: body.settlement.asset,
+            chain: body.settlement.chain,
+            destinationAddress: body.settlement.destination_address,
+          },
+        });
+        return reply.code(201).send({
+          ...presentOnramp(created.onramp, services.clock.now()),
+          client_secret: created.clientSecret,
+        });
+      },
+    );
+
+    app.get(
+      '/v1/onramp/:id',
+      {
+        config: { clientSecret: true },
+        schema: {
+          summary: 'Get one onramp (a client secret may read its own)',
+          tags: ['onramps'],
+          params: IdParams,
+          response: { 200: OnrampResponse, ...errorResponses(403, 404) },
+        },
+      },
+      async (request) => {
+        assertCanReadOnramp(request.principal!, request.params.id);
+        const onramp = await services.onramps.get(
+          request.em,
+          request.principal!.merchantId,
+          request.params.id,
+        );
+        return presentOnramp(onramp, services.clock.now());
+      },
+    );
+
+    app.get(
+      '/v1/onramps',
+      {
+        schema: {
+          summary: 'List onramps, newest first',
+          tags: ['onramps'],
+          querystring: Type.Object(PageQuery),
+          response: {
+            200: Type.Object({ onramps: Type.Array(OnrampResponse), pagination: Pagination }),
+            ...errorResponses(403),
+          },
+        },
+      },
+      async (request) => {
+        const { merchantId } = requireSecretKey(request.principal!);
+        const page = parsePage(request.query.page, request.query.per_page);
+        const { onramps, total } = await services.onramps.list(request.em, merchantId, {
+          offset: (page.page - 1) * page.perPage,
+          limit: page.perPage,
+        });
+        const now = services.clock.now();
+        return {
+          onramps: onramps.map((o) => presentOnramp(o, now)),
+          pagination: pageInfo(page, total),
+        };
+      },
+    );
+
+    app.post(
+      '/v1/onramp/:id/deactivate',
+      {
+        schema: {
+          summary: 'Deactivate a PERMANENT onramp',
+          tags: ['onramps'],
+          params: IdParams,
+          response: { 200: OnrampResponse, ...errorResponses(403, 404, 409) },
+        },
+      },
+      async (request) => {
+        const { merchantId } = requireSecretKey(request.principal!);
+        const onramp = await services.onramps.deactivate(request.em, merchantId, request.params.id);
+        return presentOnramp(onramp, services.clock.now());
+      },
+    );
+  };

@@ -1,0 +1,243 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../clock';
+import { DomainError, ErrorCode } from '../domain/errors';
+import { newId, newSecret } from '../domain/ids';
+import { lagosDay } from '../domain/lagos-day';
+import {
+  assertRateFitsSettlement,
+  parseCreateOnramp,
+  type CreateOnrampInput,
+  type ValidOnrampRequest,
+} from '../domain/onramp-input';
+import type { QuoteCurrency } from '../domain/assets';
+import { Merchant, MerchantStatus } from '../db/entities/merchant.entity';
+import { Onramp, OnrampStatus, OnrampType, SettlementMode } from '../db/entities/onramp.entity';
+import { hashSecret } from './merchant.service';
+import type { RateService } from './rate.service';
+import type { VirtualAccountService } from './virtual-account.service';
+import { executeInTransaction } from '../db/locks';
+
+export interface OnrampSettings {
+  ttlSeconds: number;
+  dailyLimit: number;
+}
+
+export interface CreatedOnramp {
+  onramp: Onramp;
+  /** `oc_...`: returned once, in the creation response only. */
+  clientSecret: string;
+}
+
+type CreateOutcome = CreatedOnramp | { frozen: true };
+
+const merchantFrozen = () =>
+  new DomainError(ErrorCode.MerchantFrozen, 'This merchant account is frozen; contact support');
+
+const PAYMENT_REFERENCE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+function newPaymentReference(): string {
+  const bytes = newSecret('').slice(0, 12);
+  let out = 'PAY';
+  for (let i = 0; i < 12; i += 1) out += PAYMENT_REFERENCE_ALPHABET[bytes.charCodeAt(i) % 32];
+  return out;
+}
+
+/** Creating, reading, deactivating and expiring onramps. */
+export class OnrampService {
+  constructor(
+    private readonly clock: Clock,
+    private readonly settings: OnrampSettings,
+    private readonly rates: RateService,
+    private readonly accounts: VirtualAccountService,
+  ) {}
+
+  async create(
+    em: EntityManager,
+    merchantId: string,
+    input: CreateOnrampInput,
+  ): Promise<CreatedOnramp> {
+    const request = parseCreateOnramp(input);
+    await this.checkRate(em, request);
+    const outcome = await em.transactional((tx) => this.createLocked(tx, merchantId, request));
+    if ('frozen' in outcome) throw merchantFrozen();
+    return outcome;
+  }
+
+  /**
+   * Runs with the merchant row locked, so the daily count and the freeze are exact under any
+   * concurrency: the (limit + 1)-th creation of the Lagos day freezes the merchant and is
+   * refused; the freeze commits, the onramp does not exist.
+   */
+  private async createLocked(
+    tx: EntityManager,
+    merchantId: string,
+    request: ValidOnrampRequest,
+  ): Promise<CreateOutcome> {
+    const merchant = await tx.findOneOrFail(
+      Merchant,
+      { id: merchantId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (merchant.status === MerchantStatus.FROZEN) return { frozen: true };
+    const now = this.clock.now();
+    const [{ created }] = await executeInTransaction<{ created: number }>(
+      tx,
+      `insert into merchant_daily_onramps (merchant_id, day, created) values (?, ?, 1)
+       on conflict (merchant_id, day) do update set created = merchant_daily_onramps.created + 1
+       returning created`,
+      [merchantId, lagosDay(now)],
+    );
+    if (created > this.settings.dailyLimit) {
+      merchant.status = MerchantStatus.FROZEN;
+      merchant.updatedAt = now;
+      return { frozen: true };
+    }
+    const id = newId('onr', this.clock);
+    const account = await this.accounts.allocate(tx, id);
+    const clientSecret = newSecret('oc_');
+    const settlement = request.settlement;
+    const onramp = tx.create(Onramp, {
+      id,
+      merchantId,
+      type: request.type as OnrampType,
+      status: OnrampStatus.ACTIVE,
+      rateId: request.rateId,
+      paymentReference: newPaymentReference(),
+      accountNumber: account.accountNumber,
+      accountName: `${merchant.name} Checkout`.slice(0, 100),
+      bankName: account.bankName,
+      bankCode: account.bankCode,
+      userEmail: request.email,
+      settlementMode: settlement.mode as SettlementMode,
+      settlementAsset: settlement.mode === 'AUTO_WITHDRAW' ? settlement.asset : null,
+      settlementChain: settlement.mode === 'AUTO_WITHDRAW' ? settlement.chain : null,
+      destinationAddress:
+        settlement.mode === 'AUTO_WITHDRAW' ? settlement.destinationAddress : null,
+      clientSecretHash: hashSecret(clientSecret),
+      expiresAt:
+        request.type === 'PERMANENT'
+          ? null
+          : new Date(now.getTime() + this.settings.ttlSeconds * 1000),
+      createdAt: now,
+      updatedAt: now,
+    });
+    return { onramp, clientSecret };
+  }
+
+  /**
+   * Short-lived onramps lock the given rate: unknown is rate_not_found, expired is rate_expired
+   * (rate_unavailable when no valid rate exists at all, since a fresh quote would not help).
+   * PERMANENT onramps need a valid rate to exist now, though they settle at a later one.
+   */
+  private async checkRate(em: EntityManager, request: ValidOnrampRequest): Promise<void> {
+    if (request.rateId === null) {
+      const to: QuoteCurrency =
+        request.settlement.mode === 'AUTO_WITHDRAW' ? request.settlement.asset : 'USD';
+      await this.rates.current(em, { from: 'NGN', to });
+      return;
+    }
+    const rate = await this.rates.findById(em, request.rateId);
+    if (!rate) throw new DomainError(ErrorCode.RateNotFound, `No rate ${request.rateId}`);
+    if (rate.expiresAt <= this.clock.now()) {
+      await this.rates.current(em, { from: 'NGN', to: rate.to });
+      throw new DomainError(
+        ErrorCode.RateExpired,
+        `Rate ${rate.id} expired at ${rate.expiresAt.toISOString()}; fetch a fresh rate and retry`,
+      );
+    }
+    assertRateFitsSettlement(rate.to as QuoteCurrency, request.settlement);
+  }
+
+  async find(em: EntityManager, merchantId: string, onrampId: string): Promise<Onramp | null> {
+    return em.findOne(Onramp, { id: onrampId, merchantId });
+  }
+
+  /** One onramp of the merchant; another merchant's id is 404 like an unknown one. */
+  async get(em: EntityManager, merchantId: string, onrampId: string): Promise<Onramp> {
+    const onramp = await this.find(em, merchantId, onrampId);
+    if (!onramp) throw new DomainError(ErrorCode.NotFound, `No onramp ${onrampId}`);
+    return onramp;
+  }
+
+  async list(
+    em: EntityManager,
+    merchantId: string,
+    page: { offset: number; limit: number },
+  ): Promise<{ onramps: Onramp[]; total: number }> {
+    const [onramps, total] = await em.findAndCount(
+      Onramp,
+      { merchantId },
+      { orderBy: { createdAt: 'desc', id: 'desc' }, offset: page.offset, limit: page.limit },
+    );
+    return { onramps, total };
+  }
+
+  /** Keyset page for GraphQL connections: newest first, strictly after the cursor. */
+  async listAfter(
+    em: EntityManager,
+    merchantId: string,
+    after: { createdAt: Date; id: string } | null,
+    limit: number,
+  ): Promise<{ onramps: Onramp[]; total: number; hasMore: boolean }> {
+    const where = after
+      ? {
+          merchantId,
+          $or: [
+            { createdAt: { $lt: after.createdAt } },
+            { createdAt: after.createdAt, id: { $lt: after.id } },
+          ],
+        }
+      : { merchantId };
+    const [rows, total] = await Promise.all([
+      em.find(Onramp, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: limit + 1 }),
+      em.count(Onramp, { merchantId }),
+    ]);
+    return { onramps: rows.slice(0, limit), total, hasMore: rows.length > limit };
+  }
+
+  /** PERMANENT onramps only; deactivating twice answers the deactivated onramp. */
+  async deactivate(em: EntityManager, merchantId: string, onrampId: string): Promise<Onramp> {
+    return em.transactional(async (tx) => {
+      const onramp = await tx.findOne(
+        Onramp,
+        { id: onrampId, merchantId },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
+      if (!onramp) throw new DomainError(ErrorCode.NotFound, `No onramp ${onrampId}`);
+      if (onramp.type !== OnrampType.PERMANENT) {
+        throw new DomainError(
+          ErrorCode.InvalidParameter,
+          `Only PERMANENT onramps can be deactivated; ${onramp.type} onramps expire by themselves`,
+        );
+      }
+      if (onramp.status === OnrampStatus.DEACTIVATED) return onramp;
+      onramp.status = OnrampStatus.DEACTIVATED;
+      onramp.updatedAt = this.clock.now();
+      await this.accounts.release(tx, onramp.id);
+      return onramp;
+    });
+  }
+
+  /** The expiry sweep: ACTIVE short-lived onramps past their TTL become EXPIRED, accounts freed. */
+  async expireDue(em: EntityManager, batch = 500): Promise<number> {
+    return em.transactional(async (tx) => {
+      const now = this.clock.now();
+      const due = await tx.find(
+        Onramp,
+        { status: OnrampStatus.ACTIVE, expiresAt: { $lte: now } },
+        {
+          limit: batch,
+          lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE,
+          orderBy: { expiresAt: 'asc' },
+        },
+      );
+      for (const onramp of due) {
+        onramp.status = OnrampStatus.EXPIRED;
+        onramp.updatedAt = now;
+        await this.accounts.release(tx, onramp.id);
+      }
+      return due.length;
+    });
+  }
+}

@@ -1,0 +1,44 @@
+import { getAddress } from 'viem';
+import { randomBytes } from 'node:crypto';
+import { request } from './http';
+import { eventually } from './stack';
+
+/** A fresh EIP-55 checksummed address. */
+export function randomAddress(): string {
+  return getAddress(`0x${randomBytes(20).toString('hex')}`);
+}
+
+export async function freshRate(
+  baseUrl: string,
+  key: string,
+  to = 'USDC',
+): Promise<{ rate_id: string; expires_at: string }> {
+  return eventually(async () => {
+    const response = await request(baseUrl, 'GET', `/v1/rates?from=NGN&to=${to}`, { key });
+    return response.status === 200 ? response.body : undefined;
+  });
+}
+
+export function balanceOnramp(rateId: string, type = 'EPHEMERAL') {
+  return {
+    type,
+    user: { email: 'ada@example.com' },
+    rate_id: rateId,
+    settlement: { mode: 'MERCHANT_BALANCE' },
+  };
+}
+
+export function autoWithdrawOnramp(rateId: string, overrides: Record<string, unknown> = {}) {
+  return {
+    type: 'THROWAWAY',
+    user: { email: 'ada@example.com' },
+    rate_id: rateId,
+    settlement: {
+      mode: 'AUTO_WITHDRAW',
+      asset: 'USDC',
+      chain: 'BASE',
+      destination_address: randomAddress(),
+      ...overrides,
+    },
+  };
+}
