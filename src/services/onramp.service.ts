@@ -58,6 +58,9 @@ export class OnrampService {
     input: CreateOnrampInput,
   ): Promise<CreatedOnramp> {
     const request = parseCreateOnramp(input);
+    // A frozen merchant hears so first, whatever the rate; the locked check below decides races.
+    const merchant = await em.findOne(Merchant, { id: merchantId }, { fields: ['status'] });
+    if (merchant?.status === MerchantStatus.FROZEN) throw merchantFrozen();
     await this.checkRate(em, request);
     const outcome = await em.transactional((tx) => this.createLocked(tx, merchantId, request));
     if ('frozen' in outcome) throw merchantFrozen();
