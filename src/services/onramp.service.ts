@@ -17,6 +17,7 @@ import { hashSecret } from './merchant.service';
 import type { RateService } from './rate.service';
 import type { VirtualAccountService } from './virtual-account.service';
 import { executeInTransaction } from '../db/locks';
+import { retryOnConflict } from '../db/retry';
 
 export interface OnrampSettings {
   ttlSeconds: number;
@@ -62,7 +63,10 @@ export class OnrampService {
     const merchant = await em.findOne(Merchant, { id: merchantId }, { fields: ['status'] });
     if (merchant?.status === MerchantStatus.FROZEN) throw merchantFrozen();
     await this.checkRate(em, request);
-    const outcome = await em.transactional((tx) => this.createLocked(tx, merchantId, request));
+    // A rare race on a reused account number aborts the transaction; the whole creation reruns.
+    const outcome = await retryOnConflict(() =>
+      em.fork().transactional((tx) => this.createLocked(tx, merchantId, request)),
+    );
     if ('frozen' in outcome) throw merchantFrozen();
     return outcome;
   }
