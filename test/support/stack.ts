@@ -29,10 +29,10 @@ function launch(
       child.kill(signal);
     });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${script} not ready:\n${logs.join('\n')}`)),
-      30_000,
-    );
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL'); // never leave a half-started process behind
+      reject(new Error(`${script} not ready:\n${logs.join('\n')}`));
+    }, 30_000);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       logs.push(line);
       try {
@@ -94,12 +94,23 @@ export async function startStack(
   options: { env?: Record<string, string>; gateways?: number; runners?: number } = {},
 ): Promise<Stack> {
   const env = baseEnv(databaseUrl, options.env);
-  const gateways = await Promise.all(
-    Array.from({ length: options.gateways ?? 1 }, () => startGateway(env)),
-  );
-  const runners = await Promise.all(
-    Array.from({ length: options.runners ?? 1 }, () => startRunner(env)),
-  );
+  // Start everything, and if any process fails to come up, stop the ones that did: a failed
+  // start must not leave orphans behind the test run.
+  const starts = [
+    ...Array.from({ length: options.gateways ?? 1 }, () => startGateway(env)),
+    ...Array.from({ length: options.runners ?? 1 }, () => startRunner(env)),
+  ];
+  const settled = await Promise.allSettled(starts);
+  const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure) {
+    await Promise.all(
+      settled.map((r) => (r.status === 'fulfilled' ? r.value.stop() : Promise.resolve())),
+    );
+    throw failure.reason;
+  }
+  const started = settled.map((r) => (r as PromiseFulfilledResult<RunningProcess>).value);
+  const gateways = started.slice(0, options.gateways ?? 1) as Gateway[];
+  const runners = started.slice(gateways.length);
   return {
     gateways,
     runners,
