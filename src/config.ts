@@ -5,6 +5,11 @@ import { z } from 'zod';
  * with a message naming the variable (see `loadConfig`).
  */
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const usdAmount = (fallback: string) =>
+  z
+    .string()
+    .regex(/^[0-9]{1,12}(\.[0-9]{1,6})?$/, 'must be a USD amount such as 1000 or 1000.50')
+    .default(fallback);
 const optionalUrl = z
   .string()
   .url()
@@ -37,6 +42,17 @@ export const configSchema = z.object({
     .regex(/^[0-9]{3}$/, 'must be a 3-digit CBN bank code')
     .default('035'),
   VA_BANK_NAME: z.string().min(1).max(100).default('Wema Bank'),
+  /** Deposit limits in USD at the applied rate (spec: 1,000 / 10,000 / 100,000 per Lagos day). */
+  DEPOSIT_LIMIT_USD: usdAmount('1000'),
+  MERCHANT_DAILY_LIMIT_USD: usdAmount('10000'),
+  SYSTEM_DAILY_LIMIT_USD: usdAmount('100000'),
+  /**
+   * Shared secret of the bank provider's inbound-transfer notifications (HMAC-SHA256). Unset:
+   * the notification endpoint is not served.
+   */
+  BANK_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** A PENDING_FX deposit untouched this long is handed to settlement again (crash repair). */
+  DEPOSIT_REDRIVE_SECONDS: positiveInt(5),
   JOB_POLL_MS: positiveInt(1000),
   /** How often the job runner expires short-lived onramps past their TTL (reads are exact anyway). */
   EXPIRY_SWEEP_SECONDS: positiveInt(30),

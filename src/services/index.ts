@@ -1,6 +1,10 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import type { Config } from '../config';
 import { KeyEnvironment } from '../db/entities/api-key.entity';
+import { dec } from '../domain/money';
+import type { FxVenue } from '../adapters/fx/fx-venue';
+import { SandboxFxVenue } from '../adapters/fx/sandbox-fx-venue';
 import { AuthService } from './auth.service';
 import { HealthService } from './health.service';
 import { MerchantService } from './merchant.service';
@@ -9,6 +13,12 @@ import { SandboxService } from './sandbox.service';
 import { OnrampService } from './onramp.service';
 import { VirtualAccountService } from './virtual-account.service';
 import { IdempotencyService } from './idempotency.service';
+import { LedgerService } from './ledger.service';
+import { DepositTransitions } from './deposit-transitions';
+import { DepositIngestionService } from './deposit-ingestion.service';
+import { DepositSettlementService } from './deposit-settlement.service';
+import { DepositReversalService } from './deposit-reversal.service';
+import { DepositQueryService } from './deposit-query.service';
 
 /** The use cases both transports and the job runner call; built once per process. */
 export interface Services {
@@ -22,13 +32,28 @@ export interface Services {
   accounts: VirtualAccountService;
   onramps: OnrampService;
   idempotency: IdempotencyService;
+  ledger: LedgerService;
+  depositTransitions: DepositTransitions;
+  ingestion: DepositIngestionService;
+  settlement: DepositSettlementService;
+  reversals: DepositReversalService;
+  deposits: DepositQueryService;
+}
+
+export interface ServiceAdapters {
+  /** The FX venue bound to a transaction's EntityManager (sandbox venue by default). */
+  fxVenue?: (em: EntityManager) => FxVenue;
 }
 
 export function environmentOf(config: Config): KeyEnvironment {
   return config.ONRAMP_ENV === 'production' ? KeyEnvironment.Production : KeyEnvironment.Sandbox;
 }
 
-export function createServices(config: Config, clock: Clock): Services {
+export function createServices(
+  config: Config,
+  clock: Clock,
+  adapters: ServiceAdapters = {},
+): Services {
   const rates = new RateService(clock, {
     feeBps: config.FEE_BPS,
     intervalSeconds: config.RATE_INTERVAL_SECONDS,
@@ -38,6 +63,14 @@ export function createServices(config: Config, clock: Clock): Services {
     code: config.VA_BANK_CODE,
     name: config.VA_BANK_NAME,
   });
+  const sandbox = new SandboxService(clock);
+  const ledger = new LedgerService(clock);
+  const depositTransitions = new DepositTransitions(clock, ledger);
+  const limits = {
+    perDepositUsd: dec(config.DEPOSIT_LIMIT_USD),
+    merchantDailyUsd: dec(config.MERCHANT_DAILY_LIMIT_USD),
+    systemDailyUsd: dec(config.SYSTEM_DAILY_LIMIT_USD),
+  };
   return {
     clock,
     config,
@@ -45,14 +78,30 @@ export function createServices(config: Config, clock: Clock): Services {
     health: new HealthService(),
     merchants: new MerchantService(clock),
     rates,
-    sandbox: new SandboxService(clock),
+    sandbox,
     accounts,
     onramps: new OnrampService(
       clock,
-      { ttlSeconds: config.ONRAMP_TTL_SECONDS, dailyLimit: config.ONRAMP_DAILY_LIMIT },
+      {
+        ttlSeconds: config.ONRAMP_TTL_SECONDS,
+        dailyLimit: config.ONRAMP_DAILY_LIMIT,
+        sandbox: config.ONRAMP_ENV === 'sandbox',
+      },
       rates,
       accounts,
+      sandbox,
     ),
     idempotency: new IdempotencyService(clock),
+    ledger,
+    depositTransitions,
+    ingestion: new DepositIngestionService(clock, limits, ledger, accounts),
+    settlement: new DepositSettlementService(
+      clock,
+      ledger,
+      depositTransitions,
+      adapters.fxVenue ?? ((em) => new SandboxFxVenue(em)),
+    ),
+    reversals: new DepositReversalService(clock, ledger, depositTransitions),
+    deposits: new DepositQueryService(),
   };
 }

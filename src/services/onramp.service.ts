@@ -16,12 +16,15 @@ import { Onramp, OnrampStatus, OnrampType, SettlementMode } from '../db/entities
 import { hashSecret } from './merchant.service';
 import type { RateService } from './rate.service';
 import type { VirtualAccountService } from './virtual-account.service';
+import type { SandboxService } from './sandbox.service';
 import { executeInTransaction } from '../db/locks';
 import { retryOnConflict } from '../db/retry';
 
 export interface OnrampSettings {
   ttlSeconds: number;
   dailyLimit: number;
+  /** Sandbox deployments schedule auto-simulated transfers for merchants that asked. */
+  sandbox: boolean;
 }
 
 export interface CreatedOnramp {
@@ -51,6 +54,7 @@ export class OnrampService {
     private readonly settings: OnrampSettings,
     private readonly rates: RateService,
     private readonly accounts: VirtualAccountService,
+    private readonly sandbox: SandboxService,
   ) {}
 
   async create(
@@ -129,6 +133,10 @@ export class OnrampService {
       createdAt: now,
       updatedAt: now,
     });
+    if (this.settings.sandbox) {
+      await tx.flush(); // the scheduled transfer references the onramp row
+      await this.sandbox.scheduleAutoDeposit(tx, merchantId, id, account.accountNumber);
+    }
     return { onramp, clientSecret };
   }
 

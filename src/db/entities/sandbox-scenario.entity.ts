@@ -1,9 +1,12 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 
+export type FxFailureScenario = 'NONE' | 'TEMPORARY' | 'PERMANENT';
+
 /**
  * Fault scenarios a sandbox merchant sets through `setSandboxScenario`. Rates are shared by
  * the whole deployment, so `rateSourceDown` set by any sandbox merchant stops the sandbox
- * rate source for everyone (a sandbox deployment is a test bench).
+ * rate source for everyone (a sandbox deployment is a test bench). The others apply to the
+ * merchant's own deposits only.
  */
 @Entity({ tableName: 'sandbox_scenarios' })
 export class SandboxScenario {
@@ -12,6 +15,17 @@ export class SandboxScenario {
 
   @Property({ type: 'boolean' })
   rateSourceDown = false;
+
+  /** The sandbox FX venue fails this merchant's conversions: FLAGGED (temporary) or FAILED. */
+  @Property({ type: 'text' })
+  fxFailure: FxFailureScenario = 'NONE';
+
+  /** When set, every new onramp of the merchant receives a transfer of this many NGN. */
+  @Property({ type: 'decimal', precision: 20, scale: 2, nullable: true })
+  autoDepositNgn: string | null = null;
+
+  @Property({ type: 'integer' })
+  autoDepositDelaySeconds = 0;
 
   @Property({ type: 'timestamptz' })
   updatedAt!: Date;

@@ -1,0 +1,121 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../clock';
+import { Deposit } from '../db/entities/deposit.entity';
+import { SettlementMode } from '../db/entities/onramp.entity';
+import { Rate } from '../db/entities/rate.entity';
+import { retryOnConflict } from '../db/retry';
+import { REASON } from '../domain/deposit-reasons';
+import { merchantAccount, OPERATOR, transfer, type Posting } from '../domain/ledger';
+import { Dec, dec } from '../domain/money';
+import { FxPermanentFailure, FxTemporaryFailure, type FxVenue } from '../adapters/fx/fx-venue';
+import type { DepositTransitions } from './deposit-transitions';
+import type { LedgerService } from './ledger.service';
+
+export type SettleOutcome = 'SETTLED' | 'FLAGGED' | 'FAILED' | 'skipped';
+
+/**
+ * Settles a PENDING_FX deposit to the merchant balance: FX at the venue, the ledger postings
+ * and SETTLED commit in one transaction, or the deposit ends FLAGGED (temporary FX failure)
+ * or FAILED (permanent). Safe to run any number of times, from any number of job runners:
+ * the deposit row lock and the status check make the second run a no-op, and the ledger's
+ * unique (deposit, 'deposit_fx') index refuses a second conversion outright.
+ */
+export class DepositSettlementService {
+  constructor(
+    private readonly clock: Clock,
+    private readonly ledger: LedgerService,
+    private readonly transitions: DepositTransitions,
+    private readonly venueFor: (em: EntityManager) => FxVenue,
+  ) {}
+
+  async settle(em: EntityManager, depositId: string): Promise<SettleOutcome> {
+    return retryOnConflict(() =>
+      em.fork().transactional((tx) => this.settleLocked(tx, depositId)),
+    );
+  }
+
+  private async settleLocked(tx: EntityManager, depositId: string): Promise<SettleOutcome> {
+    const deposit = await tx.findOne(
+      Deposit,
+      { id: depositId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (!deposit || deposit.status !== 'PENDING_FX') return 'skipped';
+    // On-chain payouts (AUTO_WITHDRAW) are settled by the chain settlement flow.
+    if (deposit.settlementMode !== SettlementMode.MERCHANT_BALANCE) return 'skipped';
+
+    const rate = await this.conversionRate(tx, deposit);
+    if (!rate) {
+      await this.transitions.moveTo(tx, deposit, 'FLAGGED', { reason: REASON.noRate });
+      return 'FLAGGED';
+    }
+    const amountNgn = dec(deposit.amountNgn);
+    let usdBought: Dec;
+    try {
+      const fill = await this.venueFor(tx).execute({
+        clientOrderId: deposit.id,
+        merchantId: deposit.merchantId,
+        amountNgn,
+        marketRateNgnPerUsd: dec(rate.marketRate),
+      });
+      usdBought = fill.usdBought;
+    } catch (error) {
+      if (error instanceof FxPermanentFailure) {
+        await this.transitions.moveTo(tx, deposit, 'FAILED', { reason: REASON.fxPermanent });
+        return 'FAILED';
+      }
+      if (error instanceof FxTemporaryFailure) {
+        await this.transitions.moveTo(tx, deposit, 'FLAGGED', { reason: REASON.fxTemporary });
+        return 'FLAGGED';
+      }
+      throw error;
+    }
+
+    const amountAsset = amountNgn.times(rate.inverseRate).toDecimalPlaces(6, Dec.ROUND_DOWN);
+    await this.ledger.post(tx, {
+      kind: 'deposit_fx',
+      depositId: deposit.id,
+      memo: `rate ${rate.id}`,
+      postings: conversionPostings(deposit.merchantId, amountNgn, usdBought, amountAsset),
+    });
+    deposit.rateId = rate.id;
+    deposit.amountAsset = amountAsset.toFixed(6);
+    deposit.fxExecutedAt = this.clock.now();
+    await this.transitions.moveTo(tx, deposit, 'SETTLED');
+    return 'SETTLED';
+  }
+
+  /**
+   * Short-lived onramps convert at their locked rate, honoured for every deposit received
+   * inside its validity; PERMANENT onramps at the rate valid when the FX executes.
+   */
+  private async conversionRate(tx: EntityManager, deposit: Deposit): Promise<Rate | null> {
+    if (deposit.rateId) return tx.findOneOrFail(Rate, { id: deposit.rateId });
+    return tx.findOne(
+      Rate,
+      { to: deposit.asset ?? 'USD', expiresAt: { $gt: this.clock.now() } },
+      { orderBy: { createdAt: 'desc' } },
+    );
+  }
+}
+
+/**
+ * NGN leaves clearing for the venue; the USD it bought lands in the treasury, owed to the
+ * merchant up to `amount_asset` and the rest (the fee spread) earned by the operator.
+ */
+export function conversionPostings(
+  merchantId: string,
+  amountNgn: Dec,
+  usdBought: Dec,
+  amountAsset: Dec,
+): Posting[] {
+  const spread = usdBought.minus(amountAsset);
+  return [
+    ...transfer(OPERATOR.ngnClearing, OPERATOR.ngnBank, amountNgn),
+    ...transfer(OPERATOR.usdTreasury, merchantAccount(merchantId, 'usd_available'), amountAsset),
+    ...(spread.isNeg()
+      ? transfer(OPERATOR.usdFxRevenue, OPERATOR.usdTreasury, spread.neg())
+      : transfer(OPERATOR.usdTreasury, OPERATOR.usdFxRevenue, spread)),
+  ];
+}
