@@ -2,6 +2,9 @@ import { generateRatesJob } from './generate-rates.job';
 import { pruneRateLimitsJob } from './prune-rate-limits.job';
 import { expireOnrampsJob } from './expire-onramps.job';
 import { pruneIdempotencyKeysJob } from './prune-idempotency-keys.job';
+import { settleDepositJob } from './settle-deposit.job';
+import { redriveDepositsJob } from './redrive-deposits.job';
+import { sandboxAutoDepositsJob } from './sandbox-auto-deposits.job';
 import type { JobDefinition } from './job';
 
 export const jobs: JobDefinition[] = [
@@ -9,4 +12,7 @@ export const jobs: JobDefinition[] = [
   pruneRateLimitsJob,
   expireOnrampsJob,
   pruneIdempotencyKeysJob,
+  settleDepositJob,
+  redriveDepositsJob,
+  sandboxAutoDepositsJob,
 ];

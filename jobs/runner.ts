@@ -8,6 +8,8 @@ import { createServices } from '../src/services';
 import { backendName, createAgenda } from './agenda';
 import { jobs } from './index';
 import { generateRatesJob } from './generate-rates.job';
+import { listenForDepositEvents } from './deposit-events';
+import type { Enqueue, JobDeps } from './job';
 
 /** Job-runner process: Agenda workers, no HTTP. Any number of runners may share one database. */
 async function main(): Promise<void> {
@@ -16,26 +18,44 @@ async function main(): Promise<void> {
   const databaseUrl = requireDatabaseUrl(config);
   const orm = await openOrm({ databaseUrl, poolMax: config.DB_POOL_MAX });
   const services = createServices(config, systemClock);
-  const deps = { orm, services, log };
   const agenda = createAgenda(config, databaseUrl, `jobs-${process.pid}`, log);
+  // One pending job per key: asking again reschedules it to now instead of adding another.
+  const enqueue: Enqueue = async (name, data, uniqueKey) => {
+    const job = agenda.create(name, { ...data, uniqueKey });
+    job.unique({ 'data.uniqueKey': uniqueKey });
+    job.schedule(services.clock.now());
+    await job.save();
+  };
+  const deps: JobDeps = { orm, services, log, enqueue };
+  const enabled = jobs.filter((job) => job.enabled?.(deps) ?? true);
 
-  for (const job of jobs) {
-    agenda.define(job.name, async (agendaJob) => {
-      await job.run(deps, agendaJob.attrs.data);
-    });
+  for (const job of enabled) {
+    agenda.define(
+      job.name,
+      async (agendaJob) => {
+        await job.run(deps, agendaJob.attrs.data);
+      },
+      {
+        ...(job.concurrency ? { concurrency: job.concurrency } : {}),
+        ...(job.lockLifetimeMs ? { lockLifetime: job.lockLifetimeMs } : {}),
+        ...(job.removeOnComplete ? { removeOnComplete: true } : {}),
+      },
+    );
   }
   agenda.on('fail', (error: Error, job: { attrs: { name: string } }) =>
     log.error({ err: error, job: job.attrs.name }, 'job failed'),
   );
 
   await agenda.start();
-  for (const job of jobs) {
+  for (const job of enabled) {
     if (job.everyMs) await agenda.every(job.everyMs(deps), job.name);
   }
+  const depositEvents = listenForDepositEvents(databaseUrl, enqueue, log);
+  await depositEvents.start();
   // A fresh deployment gets its first rate at once, not one interval later.
   await agenda.now(generateRatesJob.name);
   log.info(
-    { event: 'ready', backend: backendName(config), jobs: jobs.map((j) => j.name) },
+    { event: 'ready', backend: backendName(config), jobs: enabled.map((j) => j.name) },
     'job runner ready',
   );
 
@@ -44,6 +64,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'job runner stopping');
+    await depositEvents.stop();
     // Lets running jobs finish and unlocks the rest for other runners.
     await agenda.stop();
     await orm.close();

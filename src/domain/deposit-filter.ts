@@ -28,7 +28,11 @@ const DAY_MS = 86_400_000;
 function parseDateOnly(name: string, value: string): Date {
   const [, y, m, d] = DATE_ONLY.exec(value)!;
   const date = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d)));
-  if (date.getUTCFullYear() !== Number(y) || date.getUTCMonth() !== Number(m) - 1 || date.getUTCDate() !== Number(d)) {
+  if (
+    date.getUTCFullYear() !== Number(y) ||
+    date.getUTCMonth() !== Number(m) - 1 ||
+    date.getUTCDate() !== Number(d)
+  ) {
     throw invalidParameter(name, 'is not a valid date');
   }
   return date;
@@ -51,7 +55,8 @@ function parseBound(name: string, value: string, end: boolean): Date {
   return end ? new Date(at.getTime() + 1) : at;
 }
 
-const present = (v: string | null | undefined): v is string => v !== undefined && v !== null && v !== '';
+const present = (v: string | null | undefined): v is string =>
+  v !== undefined && v !== null && v !== '';
 
 export function parseDepositFilter(input: DepositFilterInput): DepositFilter {
   const filter: DepositFilter = {};

@@ -78,7 +78,11 @@ export interface Posting {
 }
 
 /** Both legs of moving `amount` from the credit account's side to the debit account. */
-export function transfer(debit: LedgerAccountSpec, credit: LedgerAccountSpec, amount: Dec): Posting[] {
+export function transfer(
+  debit: LedgerAccountSpec,
+  credit: LedgerAccountSpec,
+  amount: Dec,
+): Posting[] {
   if (debit.currency !== credit.currency) {
     throw new Error(`cannot transfer between ${debit.currency} and ${credit.currency} accounts`);
   }

@@ -8,7 +8,12 @@ import { Rate } from '../db/entities/rate.entity';
 import { executeInTransaction } from '../db/locks';
 import { retryOnConflict } from '../db/retry';
 import { MIN_DEPOSIT_NGN_BY_CHAIN, type Chain } from '../domain/assets';
-import { dailyLimitDecision, decideArrival, type DepositLimits, type FirstStatus } from '../domain/deposit-rules';
+import {
+  dailyLimitDecision,
+  decideArrival,
+  type DepositLimits,
+  type FirstStatus,
+} from '../domain/deposit-rules';
 import { REASON } from '../domain/deposit-reasons';
 import { DomainError, ErrorCode, invalidParameter, missingParameter } from '../domain/errors';
 import { newId } from '../domain/ids';
@@ -33,8 +38,7 @@ export interface InboundTransfer {
 }
 
 export type IngestOutcome =
-  | { kind: 'deposit'; deposit: Deposit; created: boolean }
-  | { kind: 'unmatched'; created: boolean };
+  { kind: 'deposit'; deposit: Deposit; created: boolean } | { kind: 'unmatched'; created: boolean };
 
 export interface IngestOptions {
   /** Sandbox calls: the account must belong to this merchant (else 404, like an unknown one). */
@@ -135,9 +139,16 @@ export class DepositIngestionService {
       return { kind: 'deposit', deposit, created: false };
     }
     if (options.merchantId) return null;
+    // Inside a transaction this must run on its connection: borrowing another from the pool
+    // while holding the onramp lock could wait forever on a pool full of our own waiters.
     const unmatched = await em
       .getConnection()
-      .execute('select 1 from unmatched_transfers where bank_reference = ?', [bankReference]);
+      .execute(
+        'select 1 from unmatched_transfers where bank_reference = ?',
+        [bankReference],
+        'all',
+        em.getTransactionContext(),
+      );
     return unmatched.length > 0 ? { kind: 'unmatched', created: false } : null;
   }
 
@@ -148,7 +159,9 @@ export class DepositIngestionService {
   ): Promise<IngestOutcome> {
     const now = this.clock.now();
     const at =
-      input.transferredAt && input.transferredAt.getTime() < now.getTime() ? input.transferredAt : now;
+      input.transferredAt && input.transferredAt.getTime() < now.getTime()
+        ? input.transferredAt
+        : now;
     const onrampId = await this.onrampHolding(tx, input.accountNumber, at);
     // The onramp row lock serialises transfers into one account: a second THROWAWAY transfer
     // sees the first, and a repeated reference sees the deposit the first notification made.
@@ -170,7 +183,9 @@ export class DepositIngestionService {
 
     const amountNgn = dec(input.amountNgn);
     const rate = await this.pricingRate(tx, onramp, at);
-    const amountUsd = rate ? amountNgn.times(rate.inverseRate).toDecimalPlaces(6, Dec.ROUND_DOWN) : dec(0);
+    const amountUsd = rate
+      ? amountNgn.times(rate.inverseRate).toDecimalPlaces(6, Dec.ROUND_DOWN)
+      : dec(0);
     const decision = rate
       ? await this.decide(tx, onramp, rate, amountNgn, amountUsd, at)
       : ({ status: 'FLAGGED', flagReason: REASON.noRate } as FirstStatus);
@@ -233,7 +248,11 @@ export class DepositIngestionService {
     amountUsd: Dec,
     at: Date,
   ): Promise<FirstStatus> {
-    const merchant = await tx.findOneOrFail(Merchant, { id: onramp.merchantId }, { fields: ['status'] });
+    const merchant = await tx.findOneOrFail(
+      Merchant,
+      { id: onramp.merchantId },
+      { fields: ['status'] },
+    );
     const priorDeposits = await tx.count(Deposit, { onrampId: onramp.id });
     const chainMinimum = onramp.settlementChain
       ? MIN_DEPOSIT_NGN_BY_CHAIN[onramp.settlementChain as Chain]
@@ -262,15 +281,23 @@ export class DepositIngestionService {
    */
   private async pricingRate(tx: EntityManager, onramp: Onramp, at: Date): Promise<Rate | null> {
     if (onramp.rateId) return tx.findOneOrFail(Rate, { id: onramp.rateId });
-    const to = onramp.settlementMode === SettlementMode.AUTO_WITHDRAW ? onramp.settlementAsset! : 'USD';
+    const to =
+      onramp.settlementMode === SettlementMode.AUTO_WITHDRAW ? onramp.settlementAsset! : 'USD';
     return (
-      (await tx.findOne(Rate, { to, expiresAt: { $gt: at } }, { orderBy: { createdAt: 'desc' } })) ??
-      (await tx.findOne(Rate, { to }, { orderBy: { createdAt: 'desc' } }))
+      (await tx.findOne(
+        Rate,
+        { to, expiresAt: { $gt: at } },
+        { orderBy: { createdAt: 'desc' } },
+      )) ?? (await tx.findOne(Rate, { to }, { orderBy: { createdAt: 'desc' } }))
     );
   }
 
   /** The onramp that held the account number when the transfer arrived (numbers are reused). */
-  private async onrampHolding(tx: EntityManager, accountNumber: string, at: Date): Promise<string | null> {
+  private async onrampHolding(
+    tx: EntityManager,
+    accountNumber: string,
+    at: Date,
+  ): Promise<string | null> {
     const [row] = await executeInTransaction<{ onramp_id: string }>(
       tx,
       `select onramp_id from virtual_account_assignments
@@ -281,7 +308,11 @@ export class DepositIngestionService {
     return row?.onramp_id ?? null;
   }
 
-  private async recordUnmatched(tx: EntityManager, input: InboundTransfer, now: Date): Promise<void> {
+  private async recordUnmatched(
+    tx: EntityManager,
+    input: InboundTransfer,
+    now: Date,
+  ): Promise<void> {
     const inserted = await executeInTransaction(
       tx,
       `insert into unmatched_transfers

@@ -65,7 +65,10 @@ export class DepositReversalService {
           { lockMode: LockMode.PESSIMISTIC_WRITE },
         );
         if (!deposit || (options.merchantId && deposit.merchantId !== options.merchantId)) {
-          throw new DomainError(ErrorCode.NotFound, `No deposit with bank_reference ${bankReference}`);
+          throw new DomainError(
+            ErrorCode.NotFound,
+            `No deposit with bank_reference ${bankReference}`,
+          );
         }
         if (deposit.reversedAt) return { deposit, reversed: false };
         const converted = deposit.fxExecutedAt !== null;
@@ -81,7 +84,10 @@ export class DepositReversalService {
         deposit.reversedAt = this.clock.now();
         const next = statusAfterReversal(deposit.status, converted);
         if (next) {
-          await this.transitions.moveTo(tx, deposit, next.to, { reason: next.reason, ngnLeft: true });
+          await this.transitions.moveTo(tx, deposit, next.to, {
+            reason: next.reason,
+            ngnLeft: true,
+          });
         } else {
           await tx.flush();
         }

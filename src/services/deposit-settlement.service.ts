@@ -30,9 +30,7 @@ export class DepositSettlementService {
   ) {}
 
   async settle(em: EntityManager, depositId: string): Promise<SettleOutcome> {
-    return retryOnConflict(() =>
-      em.fork().transactional((tx) => this.settleLocked(tx, depositId)),
-    );
+    return retryOnConflict(() => em.fork().transactional((tx) => this.settleLocked(tx, depositId)));
   }
 
   private async settleLocked(tx: EntityManager, depositId: string): Promise<SettleOutcome> {

@@ -63,7 +63,13 @@ export class LedgerService {
         tx,
         `insert into ledger_postings (transaction_id, account_id, currency, direction, amount)
          values ${postings.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
-        postings.flatMap((p) => [id, p.account.id, p.account.currency, p.direction, p.amount.toFixed()]),
+        postings.flatMap((p) => [
+          id,
+          p.account.id,
+          p.account.currency,
+          p.direction,
+          p.amount.toFixed(),
+        ]),
       );
       const touched = accounts.filter((a) => a.nonNegative).map((a) => a.id);
       if (touched.length > 0) {

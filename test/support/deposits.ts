@@ -1,0 +1,74 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { ManualClock } from '../../src/clock';
+import type { Services } from '../../src/services';
+import type { Deposit } from '../../src/db/entities/deposit.entity';
+import { dec } from '../../src/domain/money';
+
+/** A fixed market: 1,500 NGN per USD and USDC, 1,501 per USDT. */
+export const fixedMarket = {
+  name: 'fixed',
+  marketRates: async () => ({ USD: dec(1500), USDC: dec(1500), USDT: dec(1501) }),
+};
+
+/** Service-level helpers for integration tests on a real database with a manual clock. */
+export function depositKit(orm: MikroORM, services: Services, clock: ManualClock) {
+  let serial = 0;
+  const kit = {
+    async merchant(name = 'Deposit Co'): Promise<string> {
+      return (await services.merchants.create(orm.em.fork(), name)).id;
+    },
+    /** Publishes a fresh set of rates (moving the clock past the recency guard) and returns USDC's. */
+    async rate(to: 'USDC' | 'USDT' | 'USD' = 'USDC') {
+      clock.advance(services.config.RATE_INTERVAL_SECONDS * 1000);
+      const outcome = await services.rates.publish(orm.em.fork(), fixedMarket);
+      if (!outcome.published) throw new Error('rate not published');
+      return outcome.rates.find((r) => r.to === to)!;
+    },
+    async onramp(
+      merchantId: string,
+      type: 'THROWAWAY' | 'EPHEMERAL' | 'PERMANENT' = 'EPHEMERAL',
+      rateId?: string,
+    ) {
+      const created = await services.onramps.create(orm.em.fork(), merchantId, {
+        type,
+        user: { email: 'ada@example.com' },
+        rateId: type === 'PERMANENT' ? undefined : (rateId ?? (await kit.rate()).id),
+        settlement: { mode: 'MERCHANT_BALANCE' },
+      });
+      return created.onramp;
+    },
+    async transfer(
+      accountNumber: string,
+      amountNgn: string,
+      bankReference?: string,
+    ): Promise<Deposit> {
+      serial += 1;
+      const outcome = await services.ingestion.receive(orm.em.fork(), {
+        accountNumber,
+        amountNgn,
+        bankReference: bankReference ?? `REF-${Date.now()}-${serial}-${Math.random()}`,
+      });
+      if (outcome.kind !== 'deposit') throw new Error('transfer was unmatched');
+      return outcome.deposit;
+    },
+    async events(depositId: string): Promise<Array<{ kind: string; status: string }>> {
+      return orm.em
+        .fork()
+        .getConnection()
+        .execute('select kind, status from events where deposit_id = ? order by seq', [depositId]);
+    },
+    async reload(depositId: string): Promise<Deposit> {
+      return services.deposits.get(orm.em.fork(), (await kit.ownerOf(depositId))!, depositId);
+    },
+    async ownerOf(depositId: string): Promise<string | undefined> {
+      const [row] = await orm.em
+        .fork()
+        .getConnection()
+        .execute<Array<{ merchant_id: string }>>('select merchant_id from deposits where id = ?', [
+          depositId,
+        ]);
+      return row?.merchant_id;
+    },
+  };
+  return kit;
+}
