@@ -25,6 +25,10 @@ import { ErrorResponse } from './rest/schemas';
 import { healthRoutes } from './rest/routes/health.route';
 import { ratesRoutes } from './rest/routes/rates.route';
 import { onrampRoutes } from './rest/routes/onramps.route';
+import { bankNotificationRoutes } from './rest/routes/bank-notifications.route';
+import { depositRoutes } from './rest/routes/deposits.route';
+import { merchantRoutes } from './rest/routes/merchant.route';
+import { sandboxRoutes } from './rest/routes/sandbox.route';
 import { validatorCompiler } from './validation';
 import { attachGraphQLWebSocket } from './ws';
 
@@ -123,6 +127,11 @@ export async function buildGateway(options: GatewayOptions) {
   await app.register(healthRoutes(services, options.version));
   await app.register(ratesRoutes(services));
   await app.register(onrampRoutes(services));
+  await app.register(bankNotificationRoutes(services));
+  await app.register(depositRoutes(services));
+  await app.register(merchantRoutes(services));
+  // Registers nothing in production: /v1/sandbox/* answers 404 there.
+  await app.register(sandboxRoutes(services));
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () =>
     app.swagger(),
   );

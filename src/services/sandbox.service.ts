@@ -106,13 +106,13 @@ export class SandboxService {
   }
 
   async dueAutoDeposits(em: EntityManager, limit = 100): Promise<DueAutoDeposit[]> {
-    const rows = await em.getConnection().execute<
-      Array<{ onramp_id: string; account_number: string; amount_ngn: string }>
-    >(
-      `select onramp_id, account_number, amount_ngn::text as amount_ngn from sandbox_auto_deposits
+    const rows = await em
+      .getConnection()
+      .execute<Array<{ onramp_id: string; account_number: string; amount_ngn: string }>>(
+        `select onramp_id, account_number, amount_ngn::text as amount_ngn from sandbox_auto_deposits
         where done_at is null and due_at <= ? order by due_at limit ?`,
-      [this.clock.now(), limit],
-    );
+        [this.clock.now(), limit],
+      );
     return rows.map((r) => ({
       onrampId: r.onramp_id,
       accountNumber: r.account_number,

@@ -5,6 +5,7 @@ import { MerchantResolver } from './resolvers/merchant.resolver';
 import { RateResolver } from './resolvers/rate.resolver';
 import { SandboxResolver } from './resolvers/sandbox.resolver';
 import { OnrampResolver } from './resolvers/onramp.resolver';
+import { DepositResolver } from './resolvers/deposit.resolver';
 import { clientSecretGuard } from './client-secret-guard';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -13,6 +14,7 @@ export const resolvers: NonEmptyArray<Function> = [
   MerchantResolver,
   SandboxResolver,
   OnrampResolver,
+  DepositResolver,
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type

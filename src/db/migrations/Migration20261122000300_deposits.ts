@@ -76,7 +76,9 @@ export class Migration20261122000300_deposits extends Migration {
     this.addSql(
       'create index deposits_onramp_created_idx on deposits (onramp_id, created_at desc, id desc);',
     );
-    this.addSql('create index deposits_merchant_updated_idx on deposits (merchant_id, updated_at);');
+    this.addSql(
+      'create index deposits_merchant_updated_idx on deposits (merchant_id, updated_at);',
+    );
     this.addSql(
       "create index deposits_pending_fx_idx on deposits (updated_at) where status = 'PENDING_FX';",
     );
@@ -224,7 +226,9 @@ export class Migration20261122000300_deposits extends Migration {
         direction text not null check (direction in ('DEBIT', 'CREDIT')),
         amount numeric(30, 6) not null check (amount > 0)
       );`);
-    this.addSql('create index ledger_postings_transaction_idx on ledger_postings (transaction_id);');
+    this.addSql(
+      'create index ledger_postings_transaction_idx on ledger_postings (transaction_id);',
+    );
     this.addSql('create index ledger_postings_account_idx on ledger_postings (account_id);');
     this.addSql(`
       create function ledger_posting_applied() returns trigger language plpgsql as $$

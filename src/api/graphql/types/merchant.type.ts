@@ -1,7 +1,28 @@
-import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, GraphQLISODateTime, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { Merchant, MerchantStatus } from '../../../db/entities/merchant.entity';
+import type { MerchantBalance } from '../../../services/ledger.service';
 
 registerEnumType(MerchantStatus, { name: 'MerchantStatus' });
+
+@ObjectType('Balance', { description: 'USD balances from the ledger; amounts have 6 places.' })
+export class BalanceType {
+  @Field(() => String)
+  usdAvailable!: string;
+
+  @Field(() => String)
+  usdPendingWithdrawal!: string;
+
+  @Field(() => GraphQLISODateTime)
+  updatedAt!: Date;
+
+  static from(balance: MerchantBalance): BalanceType {
+    return Object.assign(new BalanceType(), {
+      usdAvailable: balance.usdAvailable,
+      usdPendingWithdrawal: balance.usdPendingWithdrawal,
+      updatedAt: balance.updatedAt,
+    });
+  }
+}
 
 @ObjectType('Merchant')
 export class MerchantType {
@@ -14,11 +35,15 @@ export class MerchantType {
   @Field(() => MerchantStatus)
   status!: MerchantStatus;
 
+  /** Not a field: the balance's `updatedAt` when the ledger has no entry yet. */
+  createdAt!: Date;
+
   static from(merchant: Merchant): MerchantType {
     return Object.assign(new MerchantType(), {
       id: merchant.id,
       name: merchant.name,
       status: merchant.status,
+      createdAt: merchant.createdAt,
     });
   }
 }

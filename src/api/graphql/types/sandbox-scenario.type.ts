@@ -1,5 +1,22 @@
-import { Field, InputType, ObjectType, GraphQLISODateTime } from 'type-graphql';
+import {
+  Field,
+  GraphQLISODateTime,
+  InputType,
+  Int,
+  ObjectType,
+  registerEnumType,
+} from 'type-graphql';
 import type { SandboxScenario } from '../../../db/entities/sandbox-scenario.entity';
+
+export enum FxFailure {
+  NONE = 'NONE',
+  TEMPORARY = 'TEMPORARY',
+  PERMANENT = 'PERMANENT',
+}
+registerEnumType(FxFailure, {
+  name: 'FxFailure',
+  description: 'Sandbox FX venue failure: TEMPORARY flags the deposit, PERMANENT fails it.',
+});
 
 @InputType('SandboxScenarioInput', {
   description:
@@ -11,6 +28,21 @@ export class SandboxScenarioInput {
     description: 'Stop the sandbox rate source (deployment-wide: rates are shared).',
   })
   rateSourceDown?: boolean | null;
+
+  @Field(() => FxFailure, {
+    nullable: true,
+    description: "FX failure for this merchant's deposits.",
+  })
+  fxFailure?: FxFailure | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'NGN every new onramp receives automatically; "" or "0" turns it off.',
+  })
+  autoDepositNgn?: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'Delay of the automatic transfer (0-86400).' })
+  autoDepositDelaySeconds?: number | null;
 }
 
 @ObjectType('SandboxScenario')
@@ -18,13 +50,40 @@ export class SandboxScenarioType {
   @Field(() => Boolean)
   rateSourceDown!: boolean;
 
+  @Field(() => FxFailure)
+  fxFailure!: FxFailure;
+
+  @Field(() => String, { nullable: true, description: 'Null when auto-simulation is off.' })
+  autoDepositNgn!: string | null;
+
+  @Field(() => Int)
+  autoDepositDelaySeconds!: number;
+
   @Field(() => GraphQLISODateTime)
   updatedAt!: Date;
 
   static from(row: SandboxScenario): SandboxScenarioType {
     return Object.assign(new SandboxScenarioType(), {
       rateSourceDown: row.rateSourceDown,
+      fxFailure: row.fxFailure as FxFailure,
+      autoDepositNgn: row.autoDepositNgn,
+      autoDepositDelaySeconds: row.autoDepositDelaySeconds,
       updatedAt: row.updatedAt,
     });
   }
+}
+
+@InputType('SimulateDepositInput')
+export class SimulateDepositInput {
+  @Field(() => String, { description: 'The onramp virtual account number.' })
+  accountNumber!: string;
+
+  @Field(() => String, { description: 'NGN, decimal string with at most 2 places.' })
+  amountNgn!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Generated (SBX-...) when absent; a repeat returns the existing deposit.',
+  })
+  bankReference?: string | null;
 }

@@ -1,0 +1,79 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Services } from '../../../services';
+import { assertCanReadOnramp } from '../../../services/auth.service';
+import { parseDepositFilter } from '../../../domain/deposit-filter';
+import { pageInfo, parsePage } from '../../../domain/pagination';
+import { errorResponses } from '../schemas';
+import { IdParams, Pagination } from '../onramp.schemas';
+import { DepositListQuery, DepositResponse } from '../deposit.schemas';
+import { presentDeposit } from '../deposit.presenter';
+
+export const depositRoutes =
+  (services: Services): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      '/v1/deposits',
+      {
+        config: { clientSecret: true },
+        schema: {
+          summary: 'List deposits, newest first (a client secret: its onramp only)',
+          tags: ['deposits'],
+          querystring: DepositListQuery,
+          response: {
+            200: Type.Object({ deposits: Type.Array(DepositResponse), pagination: Pagination }),
+            ...errorResponses(403),
+          },
+        },
+      },
+      async (request) => {
+        const principal = request.principal!;
+        const query = request.query;
+        // A client secret's onramp is implied; naming another one is forbidden.
+        const onrampId =
+          principal.kind === 'client_secret'
+            ? query.onramp_id || principal.onrampId
+            : query.onramp_id;
+        if (onrampId) assertCanReadOnramp(principal, onrampId);
+        const filter = parseDepositFilter({
+          onrampId,
+          status: query.status,
+          from: query.from,
+          to: query.to,
+          updatedSince: query.updated_since,
+        });
+        const page = parsePage(query.page, query.per_page);
+        const { deposits, total } = await services.deposits.list(
+          request.em,
+          principal.merchantId,
+          filter,
+          { offset: (page.page - 1) * page.perPage, limit: page.perPage },
+        );
+        return { deposits: deposits.map(presentDeposit), pagination: pageInfo(page, total) };
+      },
+    );
+
+    app.get(
+      '/v1/deposits/:id',
+      {
+        config: { clientSecret: true },
+        schema: {
+          summary: 'Get one deposit (a client secret: of its onramp only)',
+          tags: ['deposits'],
+          params: IdParams,
+          response: { 200: DepositResponse, ...errorResponses(403, 404) },
+        },
+      },
+      async (request) => {
+        const principal = request.principal!;
+        // Unknown or another merchant's: 404; this merchant's but another onramp's: 403.
+        const deposit = await services.deposits.get(
+          request.em,
+          principal.merchantId,
+          request.params.id,
+        );
+        assertCanReadOnramp(principal, deposit.onrampId);
+        return presentDeposit(deposit);
+      },
+    );
+  };

@@ -1,0 +1,28 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Services } from '../../../services';
+import { requireSecretKey } from '../../../services/auth.service';
+import { errorResponses } from '../schemas';
+import { BalanceResponse } from '../deposit.schemas';
+import { presentBalance } from '../deposit.presenter';
+
+export const merchantRoutes =
+  (services: Services): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      '/v1/merchant/balance',
+      {
+        schema: {
+          summary: 'The merchant USD balances, read from the ledger',
+          tags: ['merchant'],
+          response: { 200: BalanceResponse, ...errorResponses(403) },
+        },
+      },
+      async (request) => {
+        const { merchantId } = requireSecretKey(request.principal!);
+        const merchant = await services.merchants.get(request.em, merchantId);
+        return presentBalance(
+          await services.ledger.balance(request.em, merchantId, merchant.createdAt),
+        );
+      },
+    );
+  };
