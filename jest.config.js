@@ -14,13 +14,19 @@ module.exports = {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
-      setupFilesAfterEnv: ['<rootDir>/test/support/setup-timeouts.ts'],
+      setupFilesAfterEnv: [
+        '<rootDir>/test/support/setup-timeouts.ts',
+        '<rootDir>/test/support/ledger-check-after-all.ts',
+      ],
     },
     {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
-      setupFilesAfterEnv: ['<rootDir>/test/support/setup-timeouts.ts'],
+      setupFilesAfterEnv: [
+        '<rootDir>/test/support/setup-timeouts.ts',
+        '<rootDir>/test/support/ledger-check-after-all.ts',
+      ],
     },
   ],
 };

@@ -9,6 +9,7 @@ import { createServices, environmentOf, type Services } from '../services';
 import { KeyEnvironment } from '../db/entities/api-key.entity';
 import { DomainError } from '../domain/errors';
 import { EMBEDDED_STATE_FILE } from '../embedded/paths';
+import { checkLedger, LEDGER_CHECK_NAMES } from '../services/ledger-check';
 
 /** Same configuration as the processes; without DATABASE_URL, the database `npm start` runs. */
 function databaseUrlOf(config: Config): string {
@@ -23,6 +24,13 @@ function databaseUrlOf(config: Config): string {
 }
 
 class CliError extends Error {}
+
+/** Ends the command with this exit code once its output is printed (no error message). */
+class CliExit extends Error {
+  constructor(readonly exitCode: number) {
+    super(`exit ${exitCode}`);
+  }
+}
 
 async function withServices<T>(fn: (orm: MikroORM, services: Services) => Promise<T>): Promise<T> {
   const config = loadConfig();
@@ -130,6 +138,27 @@ export function buildCli(): Command {
       }),
     );
 
+  program
+    .command('ledger')
+    .description('Ledger reconciliation')
+    .command('check')
+    .description(
+      'Check the ledger against deposits, balances, daily volumes and events; prints a JSON report, exits 1 on any violation',
+    )
+    .action(async () =>
+      withServices(async (orm) => {
+        const connection = orm.em.getConnection();
+        const violations = await checkLedger((sql, params) => connection.execute(sql, params));
+        const report = {
+          ok: violations.length === 0,
+          checked: LEDGER_CHECK_NAMES,
+          violations,
+        };
+        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        if (!report.ok) throw new CliExit(1);
+      }),
+    );
+
   return program;
 }
 
@@ -141,6 +170,7 @@ export async function runCli(argv: string[]): Promise<number> {
     const code = (error as { code?: string }).code;
     if (code === 'commander.helpDisplayed' || code === 'commander.version') return 0;
     if (code?.startsWith('commander.')) return 2;
+    if (error instanceof CliExit) return error.exitCode;
     const message =
       error instanceof DomainError || error instanceof CliError
         ? error.message

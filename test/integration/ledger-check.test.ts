@@ -1,0 +1,626 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from 'pg';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { ManualClock } from '../../src/clock';
+import { loadConfig } from '../../src/config';
+import { createServices, type Services } from '../../src/services';
+import { dec } from '../../src/domain/money';
+import { SandboxFxVenue } from '../../src/adapters/fx/sandbox-fx-venue';
+import { FxPermanentFailure, FxTemporaryFailure } from '../../src/adapters/fx/fx-venue';
+import { checkLedger, LEDGER_CHECK_NAMES } from '../../src/services/ledger-check';
+import { createTestDatabase, forgetTestDatabase, openTestOrm } from '../support/db';
+
+const market = {
+  name: 'fixed',
+  marketRates: async () => ({ USD: dec(1500), USDC: dec(1500), USDT: dec(1501) }),
+};
+
+/** Runs statements on one dedicated connection, optionally with triggers (and FKs) off. */
+async function onConnection<T>(
+  url: string,
+  fn: (client: Client) => Promise<T>,
+  options: { replica?: boolean } = {},
+): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    if (options.replica) await client.query('set session_replication_role = replica');
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function checkWithPg(url: string) {
+  return onConnection(url, (client) =>
+    checkLedger(async (sql, params) => (await client.query(sql, params)).rows),
+  );
+}
+
+async function one<T = Record<string, string>>(client: Client, sql: string): Promise<T> {
+  const rows = (await client.query(sql)).rows as T[];
+  if (rows.length === 0) throw new Error(`no row for: ${sql}`);
+  return rows[0];
+}
+
+/** A balanced ledger transaction written the way LedgerService writes one (triggers on). */
+async function post(
+  client: Client,
+  kind: string,
+  depositId: string | null,
+  legs: Array<[account: string, direction: 'DEBIT' | 'CREDIT', amount: string]>,
+): Promise<string> {
+  const id = `ltx_test_${Math.random().toString(36).slice(2)}`;
+  await client.query('begin');
+  try {
+    await client.query(
+      `insert into ledger_transactions (id, kind, deposit_id, memo, created_at)
+       values ($1, $2, $3, 'test', now())`,
+      [id, kind, depositId],
+    );
+    for (const [account, direction, amount] of legs) {
+      const inserted = await client.query(
+        `insert into ledger_postings (transaction_id, account_id, currency, direction, amount)
+         select $1, id, currency, $3, $4 from ledger_accounts where id = $2`,
+        [id, account, direction, amount],
+      );
+      if (inserted.rowCount !== 1) throw new Error(`no ledger account ${account}`);
+    }
+    await client.query('commit');
+  } catch (error) {
+    await client.query('rollback');
+    throw error;
+  }
+  return id;
+}
+
+async function runCli(databaseUrl: string): Promise<{ code: number; stdout: string }> {
+  const root = join(__dirname, '..', '..');
+  try {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(root, 'bin', 'onramp.js'), 'ledger', 'check'],
+      { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' } },
+    );
+    return { code: 0, stdout };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string };
+    return { code: e.code ?? -1, stdout: e.stdout ?? '' };
+  }
+}
+
+describe('ledger check', () => {
+  let populated: string;
+  let merchantA: string;
+
+  it('passes on a clean database (through MikroORM)', async () => {
+    const orm = await openTestOrm(await createTestDatabase());
+    try {
+      const connection = orm.em.getConnection();
+      expect(await checkLedger((sql, params) => connection.execute(sql, params))).toEqual([]);
+    } finally {
+      await orm.close();
+    }
+  });
+
+  it('passes after real flows: receive, settle, FX failures, flags, reversals, unmatched', async () => {
+    populated = await createTestDatabase();
+    const orm: MikroORM = await openTestOrm(populated);
+    try {
+      const clock = new ManualClock('2026-07-01T12:00:00Z');
+      let venue: 'ok' | 'temporary' | 'permanent' = 'ok';
+      const services: Services = createServices(loadConfig({}), clock, {
+        fxVenue: (em) =>
+          venue === 'ok'
+            ? new SandboxFxVenue(em)
+            : {
+                name: 'failing',
+                execute: async () => {
+                  throw venue === 'temporary'
+                    ? new FxTemporaryFailure('test: temporary')
+                    : new FxPermanentFailure('test: permanent');
+                },
+              },
+      });
+      const em = () => orm.em.fork();
+      await services.rates.publish(em(), market);
+      const rate = await services.rates.current(em(), { from: 'NGN', to: 'USD' });
+
+      const a = await services.merchants.create(em(), 'Ledger A');
+      const b = await services.merchants.create(em(), 'Ledger B');
+      merchantA = a.id;
+      const throwaway = async (merchantId: string, rateId = rate.id) =>
+        (
+          await services.onramps.create(em(), merchantId, {
+            type: 'THROWAWAY',
+            user: { email: 'a@example.com' },
+            rateId,
+            settlement: { mode: 'MERCHANT_BALANCE' },
+          })
+        ).onramp;
+      const permanent = (
+        await services.onramps.create(em(), a.id, {
+          type: 'PERMANENT',
+          user: { email: 'p@example.com' },
+          settlement: { mode: 'MERCHANT_BALANCE' },
+        })
+      ).onramp;
+      const receive = async (accountNumber: string, amountNgn: string, bankReference: string) => {
+        const out = await services.ingestion.receive(em(), {
+          accountNumber,
+          amountNgn,
+          bankReference,
+        });
+        if (out.kind !== 'deposit') throw new Error(`${bankReference} unmatched`);
+        return out.deposit;
+      };
+
+      // Settled, then a second transfer to the same throwaway (FLAGGED, in suspense).
+      const t1 = await throwaway(a.id);
+      const settled = await receive(t1.accountNumber, '15000', 'REF-SETTLED');
+      expect(settled.status).toBe('PENDING_FX');
+      expect(await services.settlement.settle(em(), settled.id)).toBe('SETTLED');
+      expect((await receive(t1.accountNumber, '3000', 'REF-SECOND')).status).toBe('FLAGGED');
+      // Settled then reversed: the operator absorbs it, the merchant stays credited.
+      const t2 = await throwaway(a.id);
+      const reversedAfterFx = await receive(t2.accountNumber, '30000.50', 'REF-REV-SETTLED');
+      expect(await services.settlement.settle(em(), reversedAfterFx.id)).toBe('SETTLED');
+      expect((await services.reversals.reverse(em(), 'REF-REV-SETTLED')).deposit.status).toBe(
+        'REVERSED',
+      );
+      // Left PENDING_FX (clearing), and one reversed while PENDING_FX (to FAILED).
+      expect((await receive(permanent.accountNumber, '4500', 'REF-PENDING')).status).toBe(
+        'PENDING_FX',
+      );
+      await receive(permanent.accountNumber, '6000', 'REF-REV-PENDING');
+      expect((await services.reversals.reverse(em(), 'REF-REV-PENDING')).deposit.status).toBe(
+        'FAILED',
+      );
+      // Below the minimum: FAILED on arrival (returns); then reversed by the bank too.
+      expect((await receive(permanent.accountNumber, '100', 'REF-SMALL')).status).toBe('FAILED');
+      await receive(permanent.accountNumber, '200', 'REF-SMALL-REV');
+      await services.reversals.reverse(em(), 'REF-SMALL-REV');
+      // FX failures: temporary (clearing -> suspense), permanent (clearing -> returns).
+      const temp = await receive(permanent.accountNumber, '7000', 'REF-FX-TEMP');
+      venue = 'temporary';
+      expect(await services.settlement.settle(em(), temp.id)).toBe('FLAGGED');
+      const perm = await receive(permanent.accountNumber, '8000', 'REF-FX-PERM');
+      venue = 'permanent';
+      expect(await services.settlement.settle(em(), perm.id)).toBe('FAILED');
+      venue = 'ok';
+      // A FLAGGED deposit reversed (suspense -> bank, to FAILED).
+      await receive(permanent.accountNumber, '9000', 'REF-FX-TEMP-2');
+      venue = 'temporary';
+      await services.settlement.settle(
+        em(),
+        (await receive(permanent.accountNumber, '9100', 'REF-FLAG-REV')).id,
+      );
+      venue = 'ok';
+      expect((await services.reversals.reverse(em(), 'REF-FLAG-REV')).deposit.status).toBe(
+        'FAILED',
+      );
+      // A settled deposit of another merchant, another day.
+      clock.set('2026-07-02T09:00:00Z');
+      await services.rates.publish(em(), market);
+      const nextDay = await services.rates.current(em(), { from: 'NGN', to: 'USD' });
+      const t3 = await throwaway(b.id, nextDay.id);
+      const other = await receive(t3.accountNumber, '45000', 'REF-B');
+      expect(await services.settlement.settle(em(), other.id)).toBe('SETTLED');
+      // A transfer to an account number no onramp ever held.
+      const unmatched = await services.ingestion.receive(em(), {
+        accountNumber: '0000000019',
+        amountNgn: '1234.56',
+        bankReference: 'REF-UNMATCHED',
+      });
+      expect(unmatched.kind).toBe('unmatched');
+
+      expect(await checkWithPg(populated)).toEqual([]);
+      const kinds = await orm.em
+        .fork()
+        .getConnection()
+        .execute<Array<{ kind: string }>>('select distinct kind from ledger_transactions');
+      expect(kinds.map((k) => k.kind).sort()).toEqual([
+        'deposit_fx',
+        'deposit_hold',
+        'deposit_received',
+        'deposit_reversal',
+        'unmatched_transfer',
+      ]);
+    } finally {
+      await orm.close();
+    }
+  });
+
+  it('the CLI prints the report and exits 0 when the ledger holds', async () => {
+    const { code, stdout } = await runCli(populated);
+    const report = JSON.parse(stdout);
+    expect(report).toEqual({ ok: true, checked: [...LEDGER_CHECK_NAMES], violations: [] });
+    expect(code).toBe(0);
+  });
+
+  /** A copy of the populated database, left out of the after-all check, broken by `breakIt`. */
+  async function brokenCopy(
+    breakIt: (client: Client) => Promise<unknown>,
+    options: { replica?: boolean } = {},
+  ): Promise<{ url: string; invariants: string[]; details: string[] }> {
+    const url = await createTestDatabase({ from: populated });
+    forgetTestDatabase(url);
+    await onConnection(url, breakIt, options);
+    const violations = await checkWithPg(url);
+    return {
+      url,
+      invariants: [...new Set(violations.map((v) => v.invariant))],
+      details: violations.map((v) => `${v.invariant}: ${v.detail}`),
+    };
+  }
+
+  const depositId = (client: Client, bankReference: string) =>
+    one<{ id: string }>(
+      client,
+      `select id from deposits where bank_reference = '${bankReference}'`,
+    ).then((r) => r.id);
+  const txOf = (client: Client, bankReference: string, kind: string) =>
+    one<{ id: string }>(
+      client,
+      `select t.id from ledger_transactions t join deposits d on d.id = t.deposit_id
+        where d.bank_reference = '${bankReference}' and t.kind = '${kind}'`,
+    ).then((r) => r.id);
+
+  const cases: Array<{
+    invariant: string;
+    replica?: boolean;
+    breakIt: (client: Client) => Promise<unknown>;
+    only?: boolean;
+  }> = [
+    {
+      invariant: 'transactions_balance',
+      replica: true,
+      breakIt: async (c) =>
+        c.query(
+          `insert into ledger_postings (transaction_id, account_id, currency, direction, amount)
+           values ($1, 'operator:usd_treasury', 'USD', 'DEBIT', 1)`,
+          [await txOf(c, 'REF-SETTLED', 'deposit_fx')],
+        ),
+    },
+    {
+      invariant: 'transactions_have_postings',
+      only: true,
+      breakIt: (c) =>
+        c.query(
+          `insert into ledger_transactions (id, kind, memo, created_at)
+           values ('ltx_empty', 'adjustment', 'nothing', now())`,
+        ),
+    },
+    {
+      invariant: 'posting_currency_matches_account',
+      replica: true,
+      breakIt: (c) =>
+        post(c, 'adjustment', null, [
+          ['operator:usd_treasury', 'DEBIT', '5'],
+          ['operator:usd_fx_revenue', 'CREDIT', '5'],
+        ]).then((id) =>
+          c.query(`update ledger_postings set currency = 'NGN' where transaction_id = $1`, [id]),
+        ),
+    },
+    {
+      invariant: 'accounts_match_chart',
+      only: true,
+      breakIt: (c) =>
+        c.query(
+          `insert into ledger_accounts (id, currency, normal_side, non_negative, balance, updated_at)
+           values ('operator:mystery', 'NGN', 'DEBIT', false, null, now())`,
+        ),
+    },
+    {
+      invariant: 'accounts_match_chart',
+      breakIt: (c) =>
+        c.query(
+          `update ledger_accounts set normal_side = 'DEBIT' where id = 'operator:usd_fx_revenue'`,
+        ),
+    },
+    {
+      invariant: 'maintained_balance_matches_postings',
+      breakIt: (c) =>
+        c.query(
+          `update ledger_accounts set balance = balance + 0.000001 where id like 'merchant:%:usd_available'`,
+        ),
+    },
+    {
+      invariant: 'maintained_balance_non_negative',
+      breakIt: async (c) => {
+        // The database refuses it: only without its constraint can the check be shown to see it.
+        const { conname } = await one<{ conname: string }>(
+          c,
+          `select conname from pg_constraint where conrelid = 'ledger_accounts'::regclass
+            and contype = 'c' and pg_get_constraintdef(oid) like '%balance >= %'`,
+        );
+        await c.query(`alter table ledger_accounts drop constraint ${conname}`);
+        await c.query(
+          `insert into ledger_accounts (id, merchant_id, currency, normal_side, non_negative, balance, updated_at)
+           values ('merchant:${merchantA}:usd_pending_withdrawal', '${merchantA}', 'USD', 'CREDIT', true, -1, now())
+           on conflict (id) do update set balance = -1`,
+        );
+      },
+    },
+    {
+      invariant: 'merchant_available_matches_settled',
+      only: true,
+      breakIt: (c) =>
+        post(c, 'adjustment', null, [
+          ['operator:usd_treasury', 'DEBIT', '2.5'],
+          [`merchant:${merchantA}:usd_available`, 'CREDIT', '2.5'],
+        ]),
+    },
+    {
+      invariant: 'deposit_transactions_name_a_deposit',
+      breakIt: (c) =>
+        post(c, 'deposit_hold', null, [
+          ['operator:ngn_suspense', 'DEBIT', '1'],
+          ['operator:ngn_returns', 'CREDIT', '1'],
+        ]),
+    },
+    {
+      invariant: 'received_once_per_deposit',
+      replica: true,
+      breakIt: async (c) => {
+        const tx = await txOf(c, 'REF-PENDING', 'deposit_received');
+        await c.query('delete from ledger_postings where transaction_id = $1', [tx]);
+        await c.query('delete from ledger_transactions where id = $1', [tx]);
+      },
+    },
+    {
+      invariant: 'received_postings_match_deposit',
+      replica: true,
+      breakIt: async (c) =>
+        c.query('update ledger_postings set amount = amount + 1 where transaction_id = $1', [
+          await txOf(c, 'REF-PENDING', 'deposit_received'),
+        ]),
+    },
+    {
+      invariant: 'fx_once_per_converted_deposit',
+      breakIt: (c) =>
+        c.query(`update deposits set fx_executed_at = now() where bank_reference = 'REF-PENDING'`),
+    },
+    {
+      invariant: 'fx_postings_match_deposit',
+      replica: true,
+      breakIt: async (c) =>
+        c.query(
+          `update ledger_postings
+              set amount = amount + case account_id when 'operator:usd_fx_revenue' then 0.01 else -0.01 end
+            where transaction_id = $1
+              and account_id in ('operator:usd_fx_revenue', 'merchant:${merchantA}:usd_available')`,
+          [await txOf(c, 'REF-SETTLED', 'deposit_fx')],
+        ),
+    },
+    {
+      invariant: 'reversal_once_per_reversed_deposit',
+      breakIt: (c) =>
+        c.query(`update deposits set reversed_at = now() where bank_reference = 'REF-SETTLED'`),
+    },
+    {
+      invariant: 'reversal_postings_match_deposit',
+      replica: true,
+      breakIt: async (c) =>
+        c.query(
+          `update ledger_postings set account_id = 'operator:ngn_returns' where transaction_id = $1
+             and account_id = 'operator:ngn_reversal_losses'`,
+          [await txOf(c, 'REF-REV-SETTLED', 'deposit_reversal')],
+        ),
+    },
+    {
+      invariant: 'deposit_ngn_held_where_status_says',
+      only: true,
+      breakIt: async (c) => {
+        // The NGN of two deposits swaps holding accounts: the totals still add up.
+        await post(c, 'deposit_hold', await depositId(c, 'REF-PENDING'), [
+          ['operator:ngn_clearing', 'DEBIT', '4500'],
+          ['operator:ngn_suspense', 'CREDIT', '4500'],
+        ]);
+        await post(c, 'deposit_hold', await depositId(c, 'REF-FX-TEMP'), [
+          ['operator:ngn_suspense', 'DEBIT', '4500'],
+          ['operator:ngn_clearing', 'CREDIT', '4500'],
+        ]);
+      },
+    },
+    ...['ngn_clearing', 'ngn_suspense', 'ngn_returns', 'ngn_unmatched'].map((account) => ({
+      invariant:
+        account === 'ngn_unmatched'
+          ? 'ngn_unmatched_matches_transfers'
+          : `${account}_matches_deposits`,
+      breakIt: (c: Client) =>
+        post(c, 'adjustment', null, [
+          ['operator:ngn_bank', 'DEBIT', '10'],
+          [`operator:${account}`, 'CREDIT', '10'],
+        ]),
+    })),
+    {
+      invariant: 'ngn_unmatched_matches_transfers',
+      breakIt: (c) =>
+        c.query(
+          `insert into unmatched_transfers (bank_reference, account_number, amount_ngn, received_at)
+           values ('REF-GHOST', '0000000027', 500, now())`,
+        ),
+    },
+    {
+      invariant: 'unmatched_transfer_booked_once',
+      only: true,
+      breakIt: (c) =>
+        post(c, 'unmatched_transfer', null, [
+          ['operator:ngn_unmatched', 'DEBIT', '1234.56'],
+          ['operator:ngn_unmatched', 'CREDIT', '1234.56'],
+        ]).then((id) =>
+          c.query(`update ledger_transactions set memo = 'REF-UNMATCHED' where id = $1`, [id]),
+        ),
+      replica: true,
+    },
+    {
+      invariant: 'ngn_bank_matches_deposits',
+      breakIt: (c) =>
+        post(c, 'adjustment', null, [
+          ['operator:ngn_reversal_losses', 'DEBIT', '10'],
+          ['operator:ngn_bank', 'CREDIT', '10'],
+        ]),
+    },
+    {
+      invariant: 'ngn_reversal_losses_matches_deposits',
+      breakIt: (c) =>
+        post(c, 'adjustment', null, [
+          ['operator:ngn_reversal_losses', 'DEBIT', '10'],
+          ['operator:ngn_bank', 'CREDIT', '10'],
+        ]),
+    },
+    {
+      invariant: 'daily_volume_matches_deposits',
+      only: true,
+      breakIt: (c) =>
+        c.query(`update deposit_daily_volume set usd = usd + 1 where scope = 'system'`),
+    },
+    {
+      invariant: 'daily_volume_matches_deposits',
+      only: true,
+      breakIt: (c) =>
+        c.query(
+          `insert into deposit_daily_volume (scope, day, usd) values ('${merchantA}', '2026-06-30', 3)`,
+        ),
+    },
+    {
+      invariant: 'latest_event_matches_status',
+      only: true,
+      breakIt: async (c) =>
+        c.query(`delete from events where deposit_id = $1`, [await depositId(c, 'REF-SECOND')]),
+    },
+    {
+      invariant: 'latest_event_matches_status',
+      breakIt: async (c) =>
+        c.query(
+          `insert into events (id, kind, merchant_id, deposit_id, status, snapshot, created_at)
+           select 'evt_test', 'deposit.failed', merchant_id, id, 'FAILED', '{}', now()
+             from deposits where bank_reference = 'REF-SECOND'`,
+        ),
+    },
+    {
+      invariant: 'event_history_follows_transitions',
+      only: true,
+      breakIt: async (c) =>
+        c.query(
+          `insert into events (id, kind, merchant_id, deposit_id, status, snapshot, created_at)
+           select 'evt_test', 'deposit.created', merchant_id, id, 'PENDING_FX', '{}', now()
+             from deposits where bank_reference = 'REF-PENDING'`,
+        ),
+    },
+    {
+      invariant: 'settled_deposits_have_amounts',
+      only: true,
+      breakIt: async (c) => {
+        const { conname } = await one<{ conname: string }>(
+          c,
+          `select conname from pg_constraint where conrelid = 'deposits'::regclass
+            and contype = 'c' and pg_get_constraintdef(oid) like '%settled_at IS NOT NULL%'`,
+        );
+        await c.query(`alter table deposits drop constraint ${conname}`);
+        await c.query(`update deposits set settled_at = null where bank_reference = 'REF-B'`);
+      },
+    },
+    {
+      invariant: 'reversed_deposits_have_reversed_at',
+      breakIt: (c) => c.query(`update deposits set reversed_at = null where status = 'REVERSED'`),
+    },
+  ];
+
+  it('has a breaking case for every check', () => {
+    expect(new Set(cases.map((c) => c.invariant))).toEqual(new Set(LEDGER_CHECK_NAMES));
+  });
+
+  it.each(cases.map((c, i) => [`${c.invariant} #${i}`, c] as const))(
+    'names the broken invariant: %s',
+    async (_label, { invariant, replica, breakIt, only }) => {
+      const { invariants, details } = await brokenCopy(breakIt, { replica });
+      expect(invariants).toContain(invariant);
+      // Cases marked `only` break exactly one thing; the check must not blame others.
+      if (only) expect(invariants).toEqual([invariant]);
+      expect(details.length).toBeGreaterThan(0);
+    },
+  );
+
+  it('the CLI exits 1 and lists the violations when the ledger does not hold', async () => {
+    const { url } = await brokenCopy((c) =>
+      c.query(`update deposit_daily_volume set usd = usd + 1 where scope = 'system'`),
+    );
+    const { code, stdout } = await runCli(url);
+    const report = JSON.parse(stdout);
+    expect(code).toBe(1);
+    expect(report.ok).toBe(false);
+    expect(report.checked).toEqual([...LEDGER_CHECK_NAMES]);
+    // One per day of flows: the system row of each is off by one.
+    expect(report.violations).toEqual([
+      { invariant: 'daily_volume_matches_deposits', detail: expect.stringContaining('system') },
+      { invariant: 'daily_volume_matches_deposits', detail: expect.stringContaining('system') },
+    ]);
+  });
+});
+
+describe('the database refuses', () => {
+  let url: string;
+  beforeAll(async () => {
+    url = await createTestDatabase();
+    await onConnection(url, async (c) => {
+      await c.query(
+        `insert into merchants (id, name, status, created_at, updated_at)
+         values ('mer_refuse', 'Refuse', 'ACTIVE', now(), now())`,
+      );
+      for (const [id, currency, side, nonNegative] of [
+        ['operator:usd_treasury', 'USD', 'DEBIT', false],
+        ['merchant:mer_refuse:usd_available', 'USD', 'CREDIT', true],
+      ] as const) {
+        await c.query(
+          `insert into ledger_accounts (id, merchant_id, currency, normal_side, non_negative, balance, updated_at)
+           values ($1, $2, $3, $4, $5, $6, now())`,
+          [
+            id,
+            nonNegative ? 'mer_refuse' : null,
+            currency,
+            side,
+            nonNegative,
+            nonNegative ? 0 : null,
+          ],
+        );
+      }
+    });
+  });
+
+  it('an unbalanced ledger transaction, at commit', async () => {
+    await onConnection(url, async (c) => {
+      await c.query('begin');
+      await c.query(
+        `insert into ledger_transactions (id, kind, created_at) values ('ltx_unbalanced', 'adjustment', now())`,
+      );
+      // Accepted until commit: the postings of a transaction arrive one by one.
+      await c.query(
+        `insert into ledger_postings (transaction_id, account_id, currency, direction, amount)
+         values ('ltx_unbalanced', 'operator:usd_treasury', 'USD', 'DEBIT', 10),
+                ('ltx_unbalanced', 'merchant:mer_refuse:usd_available', 'USD', 'CREDIT', 9)`,
+      );
+      await expect(c.query('commit')).rejects.toThrow(/does not balance in USD/);
+    });
+    expect(
+      await onConnection(url, (c) =>
+        c.query(`select 1 from ledger_transactions where id = 'ltx_unbalanced'`),
+      ).then((r) => r.rowCount),
+    ).toBe(0);
+  });
+
+  it('a posting that takes a merchant balance below zero', async () => {
+    await onConnection(url, async (c) => {
+      await expect(
+        post(c, 'adjustment', null, [
+          ['merchant:mer_refuse:usd_available', 'DEBIT', '0.000001'],
+          ['operator:usd_treasury', 'CREDIT', '0.000001'],
+        ]),
+      ).rejects.toMatchObject({ code: '23514' });
+    });
+    expect(await checkWithPg(url)).toEqual([]);
+  });
+});

@@ -1,0 +1,58 @@
+import {
+  checkLedger,
+  LEDGER_CHECK_NAMES,
+  LEDGER_CHECKS,
+  ledgerCheckSql,
+  MAX_DETAILS_PER_CHECK,
+  violationsFrom,
+} from '../../src/services/ledger-check';
+
+describe('ledger check assembly', () => {
+  it('names every check once, holding accounts derived from the domain', () => {
+    expect(new Set(LEDGER_CHECK_NAMES).size).toBe(LEDGER_CHECK_NAMES.length);
+    expect(LEDGER_CHECK_NAMES).toEqual(
+      expect.arrayContaining([
+        'ngn_clearing_matches_deposits',
+        'ngn_suspense_matches_deposits',
+        'ngn_returns_matches_deposits',
+      ]),
+    );
+    for (const check of LEDGER_CHECKS) {
+      expect(check.name).toMatch(/^[a-z_]+$/);
+      expect(check.description.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('is one parameterless statement without a question mark (MikroORM and pg both take it)', async () => {
+    const sql = ledgerCheckSql();
+    expect(sql).not.toContain('?');
+    expect(sql).not.toMatch(/\$[0-9]/);
+    expect(sql.match(/union all/g)?.length).toBeGreaterThanOrEqual(LEDGER_CHECKS.length - 1);
+    const calls: Array<[string, unknown[] | undefined]> = [];
+    const violations = await checkLedger(async (text, params) => {
+      calls.push([text, params]);
+      return [];
+    });
+    expect(violations).toEqual([]);
+    expect(calls).toEqual([[sql, undefined]]);
+  });
+
+  it('maps rows to violations and summarises a check cut at the cap', () => {
+    const total = MAX_DETAILS_PER_CHECK + 5;
+    const rows = [
+      { invariant: 'a', detail: 'first', total: '1' },
+      ...Array.from({ length: MAX_DETAILS_PER_CHECK }, (_, i) => ({
+        invariant: 'b',
+        detail: `b${i}`,
+        total,
+      })),
+    ];
+    const violations = violationsFrom(rows);
+    expect(violations[0]).toEqual({ invariant: 'a', detail: 'first' });
+    expect(violations).toHaveLength(1 + MAX_DETAILS_PER_CHECK + 1);
+    expect(violations[violations.length - 1]).toEqual({
+      invariant: 'b',
+      detail: `... and 5 more violations of b`,
+    });
+  });
+});
