@@ -34,7 +34,7 @@ export function listenForDepositEvents(
         return;
       }
       if (notice.status === 'PENDING_FX' && notice.settlement_mode === 'MERCHANT_BALANCE') {
-        settleDeposit({ enqueue }, notice.deposit_id).catch((error: unknown) =>
+        settleDeposit(enqueue, notice.deposit_id).catch((error: unknown) =>
           log.warn({ err: error, depositId: notice.deposit_id }, 'could not enqueue settlement'),
         );
       }

@@ -23,7 +23,7 @@ export const redriveDepositsJob: JobDefinition = {
           order by updated_at limit ?`,
         [before, BATCH],
       );
-    for (const row of rows) await settleDeposit(deps, row.id);
+    for (const row of rows) await settleDeposit(deps.enqueue, row.id);
     if (rows.length > 0) deps.log.info({ deposits: rows.length }, 'stalled deposits re-driven');
   },
 };

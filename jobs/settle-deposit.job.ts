@@ -1,4 +1,4 @@
-import type { JobDefinition } from './job';
+import type { Enqueue, JobDefinition } from './job';
 
 export const SETTLE_DEPOSIT = 'settle-deposit';
 
@@ -24,9 +24,7 @@ export const settleDepositJob: JobDefinition = {
   },
 };
 
-export function settleDeposit(
-  deps: { enqueue: (n: string, d: Record<string, string>, k: string) => Promise<void> },
-  depositId: string,
-) {
-  return deps.enqueue(SETTLE_DEPOSIT, { depositId }, depositId);
+/** Queues settlement of one deposit (one pending job per deposit). */
+export function settleDeposit(enqueue: Enqueue, depositId: string): Promise<void> {
+  return enqueue(SETTLE_DEPOSIT, { depositId }, depositId);
 }

@@ -16,3 +16,8 @@ export function newId(prefix: string, clock: Clock): string {
 export function newSecret(prefix: string): string {
   return `${prefix}${randomBytes(32).toString('base64url').replace(/[-_]/g, '')}`;
 }
+
+/** A sandbox transfer's bank reference when the caller gives none. */
+export function newSandboxBankReference(): string {
+  return `SBX-${ulid()}`;
+}

@@ -46,6 +46,22 @@ export function assertCanReadOnramp(principal: Principal, onrampId: string): voi
 }
 
 /**
+ * The onramp a deposit listing is limited to: a client secret's own onramp is implied, and
+ * naming another one is forbidden; a secret key lists what it asks for.
+ */
+export function depositListScope(
+  principal: Principal,
+  requestedOnrampId: string | null | undefined,
+): string | undefined {
+  const onrampId =
+    principal.kind === 'client_secret'
+      ? requestedOnrampId || principal.onrampId
+      : requestedOnrampId || undefined;
+  if (onrampId) assertCanReadOnramp(principal, onrampId);
+  return onrampId;
+}
+
+/**
  * Resolves an `Authorization` header to a principal. Missing, malformed, unknown, revoked and
  * wrong-environment keys are all 401 `unauthorized`; the message says which, never whose.
  */

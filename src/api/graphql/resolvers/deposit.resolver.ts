@@ -1,6 +1,6 @@
 import { Arg, Ctx, ID, Int, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import { assertCanReadOnramp } from '../../../services/auth.service';
+import { assertCanReadOnramp, depositListScope } from '../../../services/auth.service';
 import { parseDepositFilter } from '../../../domain/deposit-filter';
 import { decodeCursor, encodeCursor, parseFirst } from '../../../domain/pagination';
 import { connectionOf } from '../types/connection';
@@ -33,13 +33,10 @@ export class DepositResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<DepositConnectionType> {
     const principal = ctx.principal;
-    // A client secret's onramp is implied; naming another one is forbidden.
-    const onrampId =
-      principal.kind === 'client_secret'
-        ? filter?.onrampId || principal.onrampId
-        : filter?.onrampId;
-    if (onrampId) assertCanReadOnramp(principal, onrampId);
-    const parsed = parseDepositFilter({ ...filter, onrampId });
+    const parsed = parseDepositFilter({
+      ...filter,
+      onrampId: depositListScope(principal, filter?.onrampId),
+    });
     const limit = parseFirst(first);
     const cursor = after ? decodeCursor(after) : null;
     const page = await ctx.services.deposits.listAfter(

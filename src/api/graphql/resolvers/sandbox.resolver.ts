@@ -1,5 +1,5 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
-import { ulid } from 'ulid';
+import { newSandboxBankReference } from '../../../domain/ids';
 import type { GraphQLContext } from '../context';
 import { DomainError, ErrorCode } from '../../../domain/errors';
 import { requireSecretKey } from '../../../services/auth.service';
@@ -45,7 +45,7 @@ export class SandboxResolver {
       {
         accountNumber: input.accountNumber,
         amountNgn: input.amountNgn,
-        bankReference: input.bankReference ?? `SBX-${ulid()}`,
+        bankReference: input.bankReference ?? newSandboxBankReference(),
       },
       { merchantId },
     );

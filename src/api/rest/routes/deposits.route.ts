@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../../../services';
-import { assertCanReadOnramp } from '../../../services/auth.service';
+import { assertCanReadOnramp, depositListScope } from '../../../services/auth.service';
 import { parseDepositFilter } from '../../../domain/deposit-filter';
 import { pageInfo, parsePage } from '../../../domain/pagination';
 import { errorResponses } from '../schemas';
@@ -29,14 +29,8 @@ export const depositRoutes =
       async (request) => {
         const principal = request.principal!;
         const query = request.query;
-        // A client secret's onramp is implied; naming another one is forbidden.
-        const onrampId =
-          principal.kind === 'client_secret'
-            ? query.onramp_id || principal.onrampId
-            : query.onramp_id;
-        if (onrampId) assertCanReadOnramp(principal, onrampId);
         const filter = parseDepositFilter({
-          onrampId,
+          onrampId: depositListScope(principal, query.onramp_id),
           status: query.status,
           from: query.from,
           to: query.to,

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ulid } from 'ulid';
+import { newSandboxBankReference } from '../../../domain/ids';
 import type { Services } from '../../../services';
 import { requireSecretKey } from '../../../services/auth.service';
 import { DomainError, ErrorCode } from '../../../domain/errors';
@@ -8,7 +8,6 @@ import { DepositResponse, SimulateDepositBody, SimulateReversalBody } from '../d
 import { presentDeposit } from '../deposit.presenter';
 
 /** A bank reference for a simulated transfer that names none. */
-const sandboxBankReference = (): string => `SBX-${ulid()}`;
 
 /**
  * Sandbox only: simulated bank transfers and reversals, through the same ingestion and
@@ -42,7 +41,7 @@ export const sandboxRoutes =
           {
             accountNumber: body.account_number,
             amountNgn: String(body.amount_ngn),
-            bankReference: body.bank_reference ?? sandboxBankReference(),
+            bankReference: body.bank_reference ?? newSandboxBankReference(),
           },
           { merchantId },
         );
