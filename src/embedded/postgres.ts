@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 import {
   ensureTraversable,
@@ -39,9 +39,12 @@ export async function startEmbeddedPostgres(
   const log = options.log ?? (() => undefined);
   const binaries = postgresBinaryPackageDir();
   hydratePostgresSymlinks(binaries);
-  ensureTraversable([join(binaries, 'native', 'bin'), options.dataDir], (line) =>
+  // The folders above the data directory must be traversable; the directory itself must stay
+  // private (PostgreSQL refuses to start on a data directory others can enter).
+  ensureTraversable([join(binaries, 'native', 'bin'), dirname(options.dataDir)], (line) =>
     process.stderr.write(`${line}\n`),
   );
+  keepDataDirectoryPrivate(options.dataDir);
   const pg = new EmbeddedPostgres({
     databaseDir: options.dataDir,
     port: options.port,
@@ -95,4 +98,14 @@ export async function createDatabaseIfMissing(
   } finally {
     await client.end();
   }
+}
+
+/**
+ * An initialised data directory must be 0700 (or 0750). Earlier versions of `npm start` added
+ * o+x to it on a second start, after which PostgreSQL refused to run; this repairs that.
+ */
+function keepDataDirectoryPrivate(dataDir: string): void {
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) return;
+  const mode = statSync(dataDir).mode & 0o777;
+  if ((mode & 0o027) !== 0) chmodSync(dataDir, 0o700);
 }

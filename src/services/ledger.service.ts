@@ -90,15 +90,16 @@ export class LedgerService {
     ];
     const rows = await em
       .getConnection()
-      .execute<Array<{ id: string; balance: string; updated_at: Date }>>(
+      .execute<Array<{ id: string; balance: string; updated_at: Date | string }>>(
         'select id, balance::text as balance, updated_at from ledger_accounts where id in (?, ?)',
         ids,
       );
     const of = (id: string): Dec => dec(rows.find((r) => r.id === id)?.balance ?? '0');
-    const updatedAt = rows.reduce<Date>(
-      (latest, r) => (r.updated_at > latest ? r.updated_at : latest),
-      since,
-    );
+    // Raw rows carry timestamps as the driver returns them (strings here): compare as Dates.
+    const updatedAt = rows.reduce<Date>((latest, r) => {
+      const at = new Date(r.updated_at);
+      return at > latest ? at : latest;
+    }, since);
     return {
       merchantId,
       usdAvailable: of(ids[0]).toFixed(6),

@@ -35,7 +35,10 @@ describe('deposit settlement and reversals (real PostgreSQL)', () => {
     const settled = await kit.reload(deposit.id);
     expect(settled).toMatchObject({ status: 'SETTLED', amountAsset: '9.949999' });
     expect(settled.settledAt).toEqual(clock.now());
-    expect((await balanceOf(merchant)).usdAvailable).toBe('9.949999');
+    const balance = await balanceOf(merchant);
+    expect(balance.usdAvailable).toBe('9.949999');
+    // updated_at is the last posting to the balance, not the `since` floor.
+    expect(balance.updatedAt).toEqual(clock.now());
     expect(await kit.events(deposit.id)).toEqual([
       { kind: 'deposit.created', status: 'PENDING_FX' },
       { kind: 'deposit.settled', status: 'SETTLED' },
