@@ -1,8 +1,8 @@
 import { createTestDatabase } from '../support/db';
 import { createMerchant, eventually, startStack, type Stack } from '../support/stack';
 import { graphql, request } from '../support/http';
-import { balanceOnramp, freshRate } from '../support/onramps';
-import { sql } from '../support/sql';
+import { balanceOnramp, freshRate, sandboxTransfer } from '../support/onramps';
+import { eventKinds as kinds, sql } from '../support/sql';
 
 /**
  * Every row of the spec's transition table that needs no chain, through REST and GraphQL
@@ -32,18 +32,9 @@ describe('deposit lifecycle end to end', () => {
     return created.body;
   }
 
-  async function transfer(accountNumber: string, amount: string, k = key, reference?: string) {
-    const response = await request(stack.url, 'POST', '/v1/sandbox/deposits', {
-      key: k,
-      body: {
-        account_number: accountNumber,
-        amount_ngn: amount,
-        ...(reference ? { bank_reference: reference } : {}),
-      },
-    });
-    expect(response.status).toBe(201);
-    return response.body;
-  }
+  const transfer = (accountNumber: string, amount: string, k = key, reference?: string) =>
+    sandboxTransfer(stack.url, k, accountNumber, amount, reference);
+  const eventKinds = (depositId: string) => kinds(databaseUrl, depositId);
 
   const getDeposit = async (id: string, k = key) =>
     (await request(stack.url, 'GET', `/v1/deposits/${id}`, { key: k })).body;
@@ -53,15 +44,6 @@ describe('deposit lifecycle end to end', () => {
       const d = await getDeposit(id, k);
       return d.status === 'SETTLED' ? d : undefined;
     });
-
-  const eventKinds = async (depositId: string) =>
-    (
-      await sql<{ kind: string }>(
-        databaseUrl,
-        'select kind from events where deposit_id = $1 order by seq',
-        [depositId],
-      )
-    ).map((e) => e.kind);
 
   it('PENDING_FX then SETTLED within 2 s with default settings; the balance is the sum of amount_asset', async () => {
     const { api_key } = await createMerchant(databaseUrl, 'Balance Co');

@@ -1,8 +1,8 @@
 import { createTestDatabase } from '../support/db';
 import { createMerchant, eventually, startStack, type Stack } from '../support/stack';
 import { request } from '../support/http';
-import { balanceOnramp, freshRate } from '../support/onramps';
-import { sql } from '../support/sql';
+import { balanceOnramp, freshRate, sandboxTransfer } from '../support/onramps';
+import { eventKinds as kinds } from '../support/sql';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -38,23 +38,9 @@ describe('deposit windows, freezes and system limit end to end', () => {
     return request(stack.url, 'POST', '/v1/onramp', { key: k, body });
   }
 
-  const transfer = async (accountNumber: string, amount: string, k = key) => {
-    const response = await request(stack.url, 'POST', '/v1/sandbox/deposits', {
-      key: k,
-      body: { account_number: accountNumber, amount_ngn: amount },
-    });
-    expect(response.status).toBe(201);
-    return response.body;
-  };
-
-  const eventKinds = async (depositId: string) =>
-    (
-      await sql<{ kind: string }>(
-        databaseUrl,
-        'select kind from events where deposit_id = $1 order by seq',
-        [depositId],
-      )
-    ).map((e) => e.kind);
+  const transfer = (accountNumber: string, amount: string, k = key) =>
+    sandboxTransfer(stack.url, k, accountNumber, amount);
+  const eventKinds = (depositId: string) => kinds(databaseUrl, depositId);
 
   it('after onramp expiry: FLAGGED "Deposit received after onramp expiry" with deposit.flagged', async () => {
     const created = await onramp();

@@ -42,3 +42,25 @@ export function autoWithdrawOnramp(rateId: string, overrides: Record<string, unk
     },
   };
 }
+
+/** A simulated NGN transfer (POST /v1/sandbox/deposits) that must create a deposit (201). */
+export async function sandboxTransfer(
+  baseUrl: string,
+  key: string,
+  accountNumber: string,
+  amountNgn: string,
+  bankReference?: string,
+) {
+  const response = await request(baseUrl, 'POST', '/v1/sandbox/deposits', {
+    key,
+    body: {
+      account_number: accountNumber,
+      amount_ngn: amountNgn,
+      ...(bankReference ? { bank_reference: bankReference } : {}),
+    },
+  });
+  if (response.status !== 201) {
+    throw new Error(`sandbox transfer answered ${response.status}: ${response.text}`);
+  }
+  return response.body;
+}

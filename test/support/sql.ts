@@ -14,3 +14,13 @@ export async function sql<T = Record<string, unknown>>(
     await client.end();
   }
 }
+
+/** The event kinds a deposit's status entries wrote, oldest first. */
+export async function eventKinds(databaseUrl: string, depositId: string): Promise<string[]> {
+  const rows = await sql<{ kind: string }>(
+    databaseUrl,
+    'select kind from events where deposit_id = $1 order by seq',
+    [depositId],
+  );
+  return rows.map((e) => e.kind);
+}
