@@ -23,6 +23,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
+# The token contract's compiled artefact: local chains deploy it (`npm start`, not production).
+COPY contracts/artifacts ./contracts/artifacts
 # Inside a container the gateway must listen on all interfaces, not on loopback (the default).
 ENV HOST=0.0.0.0 PORT=4000
 USER node

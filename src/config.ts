@@ -16,6 +16,11 @@ const optionalUrl = z
   .optional()
   .or(z.literal('').transform(() => undefined));
 
+const optionalAddress = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
+  .optional();
+
 export const configSchema = z.object({
   ONRAMP_ENV: z.enum(['sandbox', 'production']).default('sandbox'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
@@ -56,9 +61,40 @@ export const configSchema = z.object({
   JOB_POLL_MS: positiveInt(1000),
   /** How often the job runner expires short-lived onramps past their TTL (reads are exact anyway). */
   EXPIRY_SWEEP_SECONDS: positiveInt(30),
+  /**
+   * Chains: unset RPC URLs mean the local anvil chains `npm start` runs (it fills these in for
+   * the processes it starts). Token addresses are the USDC and USDT contracts on each chain.
+   */
   BASE_RPC_URL: optionalUrl,
   ETHEREUM_RPC_URL: optionalUrl,
   POLYGON_RPC_URL: optionalUrl,
+  BASE_USDC_ADDRESS: optionalAddress,
+  BASE_USDT_ADDRESS: optionalAddress,
+  ETHEREUM_USDC_ADDRESS: optionalAddress,
+  ETHEREUM_USDT_ADDRESS: optionalAddress,
+  POLYGON_USDC_ADDRESS: optionalAddress,
+  POLYGON_USDT_ADDRESS: optionalAddress,
+  /** Blocks a payout needs on top of its own before it counts as confirmed (1 = mined). */
+  BASE_CONFIRMATIONS: positiveInt(1),
+  ETHEREUM_CONFIRMATIONS: positiveInt(1),
+  POLYGON_CONFIRMATIONS: positiveInt(1),
+  /** The hot wallet that signs payouts on every chain (0x + 64 hex). */
+  HOT_WALLET_PRIVATE_KEY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex digits')
+    .optional(),
+  /** A broadcast payout not mined after this long is replaced at the same nonce with higher fees. */
+  PAYOUT_STUCK_SECONDS: positiveInt(120),
+  /** How often in-flight payouts are checked for receipts (and chains for health). */
+  PAYOUT_POLL_MS: positiveInt(1000),
+  /** A payout waiting for a chain that is down this long FLAGs its deposit (API.md: 24 h). */
+  CHAIN_OUTAGE_MAX_SECONDS: positiveInt(86_400),
+  /** File of blocklisted destination addresses, one per line ('#' comments); risk review refuses them. */
+  RISK_BLOCKLIST_FILE: z.string().min(1).optional(),
+  /** Smallest withdrawal accepted, in USD (a transfer must be worth its gas). */
+  WITHDRAWAL_MIN_USD: usdAmount('1'),
+  /** Block time of the local anvil chains `npm start` runs, in seconds. */
+  LOCAL_CHAIN_BLOCK_SECONDS: positiveInt(1),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

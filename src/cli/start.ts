@@ -3,13 +3,21 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { loadConfigOrExit } from '../config';
+import { privateKeyToAccount } from 'viem/accounts';
+import { loadConfig, loadConfigOrExit, type Config } from '../config';
 import { systemClock } from '../clock';
 import { migrate, openOrm } from '../db/orm';
 import { createServices } from '../services';
+import { CHAIN_IDS, CHAINS } from '../domain/chains';
+import {
+  LOCAL_HOT_WALLET_PRIVATE_KEY,
+  startLocalChains,
+  type LocalChains,
+} from '../embedded/local-chains';
 import { spawnEmbeddedPostgres, type PostgresProcess } from '../embedded/pg-process';
 import { ensureSandboxMerchant } from '../embedded/sandbox-seed';
 import {
+  CHAIN_DATA_DIR,
   DATA_DIR,
   EMBEDDED_STATE_FILE,
   LOG_DIR,
@@ -18,6 +26,8 @@ import {
 } from '../embedded/paths';
 
 const EMBEDDED_PG_PORT = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
+/** The local chains listen on this port and the next two (BASE, ETHEREUM, POLYGON). */
+const EMBEDDED_CHAIN_BASE_PORT = Number(process.env.EMBEDDED_CHAIN_BASE_PORT ?? 8545);
 
 function say(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -76,14 +86,74 @@ function waitForLog(
 }
 
 /**
- * `npm start`: the whole sandbox on one machine. Embedded PostgreSQL (unless DATABASE_URL is
- * set), migrations, a seeded sandbox merchant, then the gateway and the job runner as two
- * separate processes. Ctrl-C stops everything.
+ * Chain RPC URLs are all or nothing: with none, `npm start` runs local chains for all three;
+ * a mix would pay out on some real networks and leave the others silently unconfigured.
+ */
+function chainMode(config: Config): 'local' | 'configured' {
+  const set = CHAINS.filter((chain) => config[`${chain}_RPC_URL`]);
+  if (set.length === 0) return 'local';
+  if (set.length === CHAINS.length) return 'configured';
+  const missing = CHAINS.filter((chain) => !set.includes(chain)).map((c) => `${c}_RPC_URL`);
+  process.stderr.write(
+    `Set all of ${CHAINS.map((c) => `${c}_RPC_URL`).join(', ')} or none of them ` +
+      `(none: npm start runs local chains). Missing: ${missing.join(', ')}.\n`,
+  );
+  process.exit(78); // EX_CONFIG, as for any other configuration problem
+}
+
+/**
+ * `npm start`: the whole sandbox on one machine. Local anvil chains (unless chain RPC URLs are
+ * set), embedded PostgreSQL (unless DATABASE_URL is set), migrations, a seeded sandbox merchant,
+ * then the gateway and the job runner as two separate processes. Ctrl-C stops everything.
  */
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
+  const mode = chainMode(config);
   mkdirSync(LOG_DIR, { recursive: true });
+  const children: ChildProcess[] = [];
+  let chains: LocalChains | undefined;
   let postgres: PostgresProcess | undefined;
+
+  // Installed before anything starts: a Ctrl-C during start-up still stops what is running
+  // (everything is detached into its own process group, so the signal reaches only us).
+  let stopping = false;
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say('\nStopping ...');
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+            setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+          }),
+      ),
+    );
+    // After the processes that use them; anvil saves its state on the way out.
+    await chains?.stop();
+    if (postgres) {
+      await postgres.stop();
+      rmSync(EMBEDDED_STATE_FILE, { force: true });
+    }
+    say('Stopped.');
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+
+  if (mode === 'local') {
+    say(`Starting local chains (state in ${CHAIN_DATA_DIR}) ...`);
+    chains = await startLocalChains({
+      basePort: EMBEDDED_CHAIN_BASE_PORT,
+      blockTimeSeconds: config.LOCAL_CHAIN_BLOCK_SECONDS,
+      stateDir: CHAIN_DATA_DIR,
+      logDir: LOG_DIR,
+    });
+  }
+
   let databaseUrl = config.DATABASE_URL;
   if (!databaseUrl) {
     say(`Starting embedded PostgreSQL (data in ${PG_DATA_DIR}) ...`);
@@ -101,43 +171,24 @@ async function main(): Promise<void> {
 
   const orm = await openOrm({ databaseUrl });
   await migrate(orm);
-  const services = createServices({ ...config, DATABASE_URL: databaseUrl }, systemClock);
+  // The same settings the children get (local chain addresses included).
+  const services = createServices(
+    loadConfig({ ...process.env, DATABASE_URL: databaseUrl, ...chains?.env }),
+    systemClock,
+  );
   const credentials =
     config.ONRAMP_ENV === 'sandbox'
       ? await ensureSandboxMerchant(orm, services, SANDBOX_CREDENTIALS_FILE)
       : undefined;
   await orm.close();
 
-  const env = { ...process.env, DATABASE_URL: databaseUrl };
+  // With local chains their RPC URLs, token addresses and hot-wallet key replace any set in the
+  // environment: a key meant for real networks must never sign on chains it was not set up for.
+  const env = { ...process.env, DATABASE_URL: databaseUrl, ...chains?.env };
   const gateway = startProcess('gateway', join(__dirname, '..', 'gateway.js'), env);
   const jobs = startProcess('jobs', join(__dirname, '..', '..', 'jobs', 'runner.js'), env);
-  const children = [gateway, jobs];
+  children.push(gateway, jobs);
 
-  let stopping = false;
-  const stopAll = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    say('\nStopping ...');
-    await Promise.all(
-      children.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            child.once('exit', () => resolve());
-            child.kill('SIGTERM');
-            setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-          }),
-      ),
-    );
-    if (postgres) {
-      await postgres.stop();
-      rmSync(EMBEDDED_STATE_FILE, { force: true });
-    }
-    say('Stopped.');
-    process.exit(code);
-  };
-  process.on('SIGINT', () => void stopAll(0));
-  process.on('SIGTERM', () => void stopAll(0));
   for (const child of children) {
     child.once('exit', (code) => {
       if (!stopping) {
@@ -164,6 +215,19 @@ async function main(): Promise<void> {
   if (credentials) {
     say(`  Merchant   ${credentials.merchant_id}`);
     say(`  API key    ${credentials.api_key}`);
+  }
+  if (chains) {
+    chains.chains.forEach((chain, index) => {
+      const label = index === 0 ? 'Chains    ' : '          ';
+      say(
+        `  ${label} ${chain.chain} ${chain.rpcUrl} (chain id ${CHAIN_IDS[chain.chain]})  ` +
+          `USDC ${chain.tokens.USDC}  USDT ${chain.tokens.USDT}`,
+      );
+    });
+    const hotWallet = privateKeyToAccount(LOCAL_HOT_WALLET_PRIVATE_KEY).address;
+    say(`  Hot wallet ${hotWallet}   (anvil's public dev account #0: local chains only)`);
+  } else {
+    say(`  Chains     ${CHAINS.join(', ')} via the configured RPC URLs`);
   }
   say(`  Logs       ${LOG_DIR}`);
   say(`  Data       ${DATA_DIR}`);

@@ -11,3 +11,5 @@ export const LOG_DIR = join(DATA_DIR, 'logs');
 export const SANDBOX_CREDENTIALS_FILE = join(DATA_DIR, 'sandbox-merchant.json');
 /** Written by `npm start` so the `onramp` command line finds the embedded database. */
 export const EMBEDDED_STATE_FILE = join(DATA_DIR, 'embedded.json');
+/** One anvil state file per local chain (`npm start` without RPC URLs); delete it to reset. */
+export const CHAIN_DATA_DIR = join(DATA_DIR, 'chains');
