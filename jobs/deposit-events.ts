@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { PgListener } from '../src/db/pg-listener';
 import { settleDeposit } from './settle-deposit.job';
+import { sendPayout } from './send-payout.job';
 import type { Enqueue } from './job';
 
 /** The payload the `deposits_status_event` trigger sends on channel `deposit_events`. */
@@ -10,9 +11,15 @@ interface DepositEventNotice {
   settlement_mode: string;
 }
 
+/** The payload the `payouts_notify` trigger sends on channel `payout_events`. */
+interface PayoutNotice {
+  payout_id: string;
+}
+
 /**
- * Turns committed deposit status changes into jobs at once: a deposit entering PENDING_FX
- * (MERCHANT_BALANCE) is handed to settlement. NOTIFY arrives only after the ingestion commit,
+ * Turns committed changes into jobs at once: a deposit entering PENDING_FX is handed to
+ * settlement, a new payout (an AUTO_WITHDRAW deposit converted, a withdrawal accepted) to
+ * send-payout. NOTIFY arrives only after the ingestion commit,
  * so settlement never sees a deposit that could still roll back. Notices missed while
  * disconnected are picked up by the redrive sweep.
  */
@@ -23,17 +30,23 @@ export function listenForDepositEvents(
 ): PgListener {
   return new PgListener({
     databaseUrl,
-    channels: ['deposit_events'],
+    channels: ['deposit_events', 'payout_events'],
     log,
-    onNotification: (_channel, payload) => {
-      let notice: DepositEventNotice;
+    onNotification: (channel, payload) => {
+      let notice: DepositEventNotice & PayoutNotice;
       try {
-        notice = JSON.parse(payload) as DepositEventNotice;
+        notice = JSON.parse(payload) as DepositEventNotice & PayoutNotice;
       } catch {
-        log.warn({ payload }, 'unreadable deposit event notice');
+        log.warn({ payload }, 'unreadable notice');
         return;
       }
-      if (notice.status === 'PENDING_FX' && notice.settlement_mode === 'MERCHANT_BALANCE') {
+      if (channel === 'payout_events') {
+        sendPayout(enqueue, notice.payout_id).catch((error: unknown) =>
+          log.warn({ err: error, payoutId: notice.payout_id }, 'could not enqueue payout'),
+        );
+        return;
+      }
+      if (notice.status === 'PENDING_FX') {
         settleDeposit(enqueue, notice.deposit_id).catch((error: unknown) =>
           log.warn({ err: error, depositId: notice.deposit_id }, 'could not enqueue settlement'),
         );

@@ -5,6 +5,8 @@ import { pruneIdempotencyKeysJob } from './prune-idempotency-keys.job';
 import { settleDepositJob } from './settle-deposit.job';
 import { redriveDepositsJob } from './redrive-deposits.job';
 import { sandboxAutoDepositsJob } from './sandbox-auto-deposits.job';
+import { sendPayoutJob } from './send-payout.job';
+import { processPayoutsJob } from './process-payouts.job';
 import type { JobDefinition } from './job';
 
 export const jobs: JobDefinition[] = [
@@ -15,4 +17,6 @@ export const jobs: JobDefinition[] = [
   settleDepositJob,
   redriveDepositsJob,
   sandboxAutoDepositsJob,
+  sendPayoutJob,
+  processPayoutsJob,
 ];

@@ -19,7 +19,7 @@ export const redriveDepositsJob: JobDefinition = {
       .getConnection()
       .execute<Array<{ id: string }>>(
         `select id from deposits
-          where status = 'PENDING_FX' and settlement_mode = 'MERCHANT_BALANCE' and updated_at < ?
+          where status = 'PENDING_FX' and updated_at < ?
           order by updated_at limit ?`,
         [before, BATCH],
       );

@@ -17,7 +17,13 @@ async function main(): Promise<void> {
   const log = createLogger('jobs', config.LOG_LEVEL);
   const databaseUrl = requireDatabaseUrl(config);
   const orm = await openOrm({ databaseUrl, poolMax: config.DB_POOL_MAX });
-  const services = createServices(config, systemClock);
+  const services = createServices(config, systemClock, {
+    onBlocklistError: (error) =>
+      log.error({ err: error }, 'risk blocklist file unreadable; keeping the last good list'),
+  });
+  for (const { chain, why } of services.chains.missing()) {
+    log.warn({ chain }, `${chain} payouts wait: ${why}`);
+  }
   const agenda = createAgenda(config, databaseUrl, `jobs-${process.pid}`, log);
   // One pending job per key: asking again reschedules it to now instead of adding another.
   const enqueue: Enqueue = async (name, data, uniqueKey) => {

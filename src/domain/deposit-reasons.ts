@@ -14,6 +14,8 @@ export const REASON = {
   bankReversed: 'Bank reversed the transfer',
   bankReversalDuringSettlement: 'Bank reversal during settlement',
   riskRejected: 'Rejected by risk review',
+  chainOutage: 'Chain outage outlasted the maximum wait',
+  payoutFailed: 'On-chain transfer failed',
   returnedToSender: 'Returned to sender after review',
 } as const;
 

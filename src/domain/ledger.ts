@@ -26,8 +26,10 @@ const operator = (name: string, currency: Currency, normalSide: Side): LedgerAcc
  * The operator's accounts. NGN: the bank account that receives transfers, and three
  * liabilities that say why NGN is held: clearing (awaiting FX), suspense (FLAGGED, held for
  * review), returns (FAILED, owed back to the sender), unmatched (sent to an account number no
- * onramp held). USD: the treasury that FX fills, the
- * FX spread the operator earns, and NGN lost to reversals after payout.
+ * onramp held). USD: the treasury that FX fills (and on-chain payouts empty), the FX spread
+ * the operator earns, USD converted for AUTO_WITHDRAW deposits and owed on-chain until the
+ * transfer confirms, and converted USD held in suspense for deposits FLAGGED after FX.
+ * NGN lost to reversals after payout is an expense.
  */
 export const OPERATOR = {
   ngnBank: operator('ngn_bank', 'NGN', 'DEBIT'),
@@ -38,6 +40,8 @@ export const OPERATOR = {
   ngnReversalLosses: operator('ngn_reversal_losses', 'NGN', 'DEBIT'),
   usdTreasury: operator('usd_treasury', 'USD', 'DEBIT'),
   usdFxRevenue: operator('usd_fx_revenue', 'USD', 'CREDIT'),
+  usdPayoutsPending: operator('usd_payouts_pending', 'USD', 'CREDIT'),
+  usdSuspense: operator('usd_suspense', 'USD', 'CREDIT'),
 } as const;
 
 export type MerchantBucket = 'usd_available' | 'usd_pending_withdrawal';

@@ -2,6 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { Deposit } from '../db/entities/deposit.entity';
+import { Payout } from '../db/entities/payout.entity';
 import { retryOnConflict } from '../db/retry';
 import { REASON } from '../domain/deposit-reasons';
 import type { DepositStatus } from '../domain/deposit-state-machine';
@@ -10,6 +11,7 @@ import { ngnHoldingOf, OPERATOR, transfer } from '../domain/ledger';
 import { dec } from '../domain/money';
 import type { DepositTransitions } from './deposit-transitions';
 import type { LedgerService } from './ledger.service';
+import type { PayoutService } from './payout.service';
 
 export interface ReversalOutcome {
   deposit: Deposit;
@@ -46,6 +48,7 @@ export class DepositReversalService {
     private readonly clock: Clock,
     private readonly ledger: LedgerService,
     private readonly transitions: DepositTransitions,
+    private readonly payouts: PayoutService,
   ) {}
 
   async reverse(
@@ -82,6 +85,7 @@ export class DepositReversalService {
             : transfer(OPERATOR.ngnReversalLosses, OPERATOR.ngnBank, amountNgn),
         });
         deposit.reversedAt = this.clock.now();
+        if (deposit.status === 'PENDING_WITHDRAWAL') await this.stopPayout(tx, deposit.id);
         const next = statusAfterReversal(deposit.status, converted);
         if (next) {
           await this.transitions.moveTo(tx, deposit, next.to, {
@@ -94,5 +98,21 @@ export class DepositReversalService {
         return { deposit, reversed: true };
       }),
     );
+  }
+
+  /**
+   * A payout not yet signed is cancelled (its USD held in suspense with the FLAGGED deposit).
+   * One already signed cannot be recalled: it is mined, booked, and the deposit keeps FLAGGED
+   * with the hash, for the operator to review.
+   */
+  private async stopPayout(tx: EntityManager, depositId: string): Promise<void> {
+    const payout = await tx.findOne(
+      Payout,
+      { depositId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (payout?.status === 'PENDING') {
+      await this.payouts.cancelLocked(tx, payout, 'bank reversal', null);
+    }
   }
 }

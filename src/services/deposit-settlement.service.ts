@@ -2,22 +2,30 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { Deposit } from '../db/entities/deposit.entity';
-import { SettlementMode } from '../db/entities/onramp.entity';
+import { Onramp, SettlementMode } from '../db/entities/onramp.entity';
 import { Rate } from '../db/entities/rate.entity';
 import { retryOnConflict } from '../db/retry';
 import { REASON } from '../domain/deposit-reasons';
-import { merchantAccount, OPERATOR, transfer, type Posting } from '../domain/ledger';
+import {
+  merchantAccount,
+  OPERATOR,
+  transfer,
+  type LedgerAccountSpec,
+  type Posting,
+} from '../domain/ledger';
 import { Dec, dec } from '../domain/money';
 import { FxPermanentFailure, FxTemporaryFailure, type FxVenue } from '../adapters/fx/fx-venue';
 import type { DepositTransitions } from './deposit-transitions';
 import type { LedgerService } from './ledger.service';
+import type { PayoutService } from './payout.service';
 
-export type SettleOutcome = 'SETTLED' | 'FLAGGED' | 'FAILED' | 'skipped';
+export type SettleOutcome = 'SETTLED' | 'PENDING_WITHDRAWAL' | 'FLAGGED' | 'FAILED' | 'skipped';
 
 /**
- * Settles a PENDING_FX deposit to the merchant balance: FX at the venue, the ledger postings
- * and SETTLED commit in one transaction, or the deposit ends FLAGGED (temporary FX failure)
- * or FAILED (permanent). Safe to run any number of times, from any number of job runners:
+ * Converts a PENDING_FX deposit: FX at the venue, the ledger postings and the next status
+ * commit in one transaction, or the deposit ends FLAGGED (temporary FX failure) or FAILED
+ * (permanent). MERCHANT_BALANCE: SETTLED, credited to the merchant. AUTO_WITHDRAW:
+ * PENDING_WITHDRAWAL with its payout row, which the payout flow signs and broadcasts. Safe to run any number of times, from any number of job runners:
  * the deposit row lock and the status check make the second run a no-op, and the ledger's
  * unique (deposit, 'deposit_fx') index refuses a second conversion outright.
  */
@@ -27,6 +35,7 @@ export class DepositSettlementService {
     private readonly ledger: LedgerService,
     private readonly transitions: DepositTransitions,
     private readonly venueFor: (em: EntityManager) => FxVenue,
+    private readonly payouts: PayoutService,
   ) {}
 
   async settle(em: EntityManager, depositId: string): Promise<SettleOutcome> {
@@ -40,8 +49,7 @@ export class DepositSettlementService {
       { lockMode: LockMode.PESSIMISTIC_WRITE },
     );
     if (!deposit || deposit.status !== 'PENDING_FX') return 'skipped';
-    // On-chain payouts (AUTO_WITHDRAW) are settled by the chain settlement flow.
-    if (deposit.settlementMode !== SettlementMode.MERCHANT_BALANCE) return 'skipped';
+    const onChain = deposit.settlementMode === SettlementMode.AUTO_WITHDRAW;
 
     const rate = await this.conversionRate(tx, deposit);
     if (!rate) {
@@ -75,13 +83,31 @@ export class DepositSettlementService {
       kind: 'deposit_fx',
       depositId: deposit.id,
       memo: `rate ${rate.id}`,
-      postings: conversionPostings(deposit.merchantId, amountNgn, usdBought, amountAsset),
+      postings: conversionPostings(
+        onChain ? OPERATOR.usdPayoutsPending : merchantAccount(deposit.merchantId, 'usd_available'),
+        amountNgn,
+        usdBought,
+        amountAsset,
+      ),
     });
     deposit.rateId = rate.id;
     deposit.amountAsset = amountAsset.toFixed(6);
     deposit.fxExecutedAt = this.clock.now();
-    await this.transitions.moveTo(tx, deposit, 'SETTLED');
-    return 'SETTLED';
+    if (!onChain) {
+      await this.transitions.moveTo(tx, deposit, 'SETTLED');
+      return 'SETTLED';
+    }
+    const onramp = await tx.findOneOrFail(Onramp, { id: deposit.onrampId });
+    await this.payouts.create(tx, {
+      merchantId: deposit.merchantId,
+      chain: deposit.chain!,
+      asset: deposit.asset!,
+      toAddress: onramp.destinationAddress!,
+      amount: deposit.amountAsset,
+      depositId: deposit.id,
+    });
+    await this.transitions.moveTo(tx, deposit, 'PENDING_WITHDRAWAL');
+    return 'PENDING_WITHDRAWAL';
   }
 
   /**
@@ -99,11 +125,12 @@ export class DepositSettlementService {
 }
 
 /**
- * NGN leaves clearing for the venue; the USD it bought lands in the treasury, owed to the
- * merchant up to `amount_asset` and the rest (the fee spread) earned by the operator.
+ * NGN leaves clearing for the venue; the USD it bought lands in the treasury, owed up to
+ * `amount_asset` (to the merchant's balance, or on-chain for AUTO_WITHDRAW) and the rest (the
+ * fee spread) earned by the operator.
  */
 export function conversionPostings(
-  merchantId: string,
+  owedTo: LedgerAccountSpec,
   amountNgn: Dec,
   usdBought: Dec,
   amountAsset: Dec,
@@ -111,7 +138,7 @@ export function conversionPostings(
   const spread = usdBought.minus(amountAsset);
   return [
     ...transfer(OPERATOR.ngnClearing, OPERATOR.ngnBank, amountNgn),
-    ...transfer(OPERATOR.usdTreasury, merchantAccount(merchantId, 'usd_available'), amountAsset),
+    ...transfer(OPERATOR.usdTreasury, owedTo, amountAsset),
     ...(spread.isNeg()
       ? transfer(OPERATOR.usdFxRevenue, OPERATOR.usdTreasury, spread.neg())
       : transfer(OPERATOR.usdTreasury, OPERATOR.usdFxRevenue, spread)),

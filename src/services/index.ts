@@ -19,6 +19,12 @@ import { DepositIngestionService } from './deposit-ingestion.service';
 import { DepositSettlementService } from './deposit-settlement.service';
 import { DepositReversalService } from './deposit-reversal.service';
 import { DepositQueryService } from './deposit-query.service';
+import { chainRegistryFromConfig, type ChainRegistry } from '../adapters/chain/chain-registry';
+import { ChainHealthService } from './chain-health.service';
+import { PayoutService } from './payout.service';
+import { PayoutSweepService } from './payout-sweep.service';
+import { BlocklistFile, RiskReviewService } from './risk-review.service';
+import { WithdrawalService } from './withdrawal.service';
 
 /** The use cases both transports and the job runner call; built once per process. */
 export interface Services {
@@ -38,11 +44,20 @@ export interface Services {
   settlement: DepositSettlementService;
   reversals: DepositReversalService;
   deposits: DepositQueryService;
+  chains: ChainRegistry;
+  chainHealth: ChainHealthService;
+  payouts: PayoutService;
+  payoutSweep: PayoutSweepService;
+  withdrawals: WithdrawalService;
 }
 
 export interface ServiceAdapters {
   /** The FX venue bound to a transaction's EntityManager (sandbox venue by default). */
   fxVenue?: (em: EntityManager) => FxVenue;
+  /** The chains payouts use (default: from the *_RPC_URL settings). */
+  chains?: ChainRegistry;
+  /** Where the risk blocklist reports a file that stopped parsing (it keeps the last list). */
+  onBlocklistError?: (error: unknown) => void;
 }
 
 export function environmentOf(config: Config): KeyEnvironment {
@@ -71,6 +86,22 @@ export function createServices(
     merchantDailyUsd: dec(config.MERCHANT_DAILY_LIMIT_USD),
     systemDailyUsd: dec(config.SYSTEM_DAILY_LIMIT_USD),
   };
+  const sandboxEnv = config.ONRAMP_ENV === 'sandbox';
+  const chains = adapters.chains ?? chainRegistryFromConfig(config);
+  const chainHealth = new ChainHealthService(clock, chains, sandboxEnv);
+  const payouts = new PayoutService(
+    clock,
+    config,
+    chains,
+    chainHealth,
+    ledger,
+    depositTransitions,
+    new RiskReviewService(
+      clock,
+      new BlocklistFile(config.RISK_BLOCKLIST_FILE, adapters.onBlocklistError),
+      sandboxEnv,
+    ),
+  );
   return {
     clock,
     config,
@@ -100,8 +131,14 @@ export function createServices(
       ledger,
       depositTransitions,
       adapters.fxVenue ?? ((em) => new SandboxFxVenue(em)),
+      payouts,
     ),
-    reversals: new DepositReversalService(clock, ledger, depositTransitions),
+    reversals: new DepositReversalService(clock, ledger, depositTransitions, payouts),
     deposits: new DepositQueryService(),
+    chains,
+    chainHealth,
+    payouts,
+    payoutSweep: new PayoutSweepService(clock, config, chains, chainHealth, payouts),
+    withdrawals: new WithdrawalService(clock, ledger, payouts, dec(config.WITHDRAWAL_MIN_USD)),
   };
 }

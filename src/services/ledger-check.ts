@@ -11,6 +11,8 @@ import {
   type LedgerAccountSpec,
   type MerchantBucket,
 } from '../domain/ledger';
+import { PAYOUT_CHECKS } from './ledger-check-payouts';
+import { list, lit, merchantAccountIdSql, NET_CREDIT, operatorBalance } from './ledger-check-sql';
 
 /**
  * Reconciles the ledger with the deposits it books, in SQL only, so it runs wherever a query
@@ -41,9 +43,6 @@ export interface LedgerCheck {
 
 /** Violations reported per check; the rest are summarised in one more row. */
 export const MAX_DETAILS_PER_CHECK = 100;
-
-const lit = (value: string): string => `'${value.replace(/'/g, "''")}'`;
-const list = (values: readonly string[]): string => values.map(lit).join(', ');
 
 const BANK = OPERATOR.ngnBank.id;
 const LOSSES = OPERATOR.ngnReversalLosses.id;
@@ -81,15 +80,6 @@ function holdingOfSql(status: string, converted: string): string {
 const COUNTED = DEPOSIT_STATUSES.filter((s) => countsAgainstLimits(s));
 const DEPOSIT_KINDS = ['deposit_received', 'deposit_hold', 'deposit_fx', 'deposit_reversal'];
 
-/** A posting's signed amount: positive on the account's credit side. */
-const NET_CREDIT = `case p.direction when 'CREDIT' then p.amount else -p.amount end`;
-
-/** SQL: the id of a merchant's account, from a merchant id expression. */
-function merchantAccountIdSql(merchantIdSql: string, bucket: MerchantBucket): string {
-  const [before, after] = merchantAccount('\u0000', bucket).id.split('\u0000');
-  return `(${lit(before)} || ${merchantIdSql} || ${lit(after)})`;
-}
-
 function merchantChart(): string {
   // merchant:<merchant id>:<bucket>, derived from the domain's own account factory.
   return BUCKETS.map((bucket) => {
@@ -102,13 +92,6 @@ function operatorChart(): string {
   return Object.values(OPERATOR)
     .map((a) => `(${lit(a.id)}, ${lit(a.currency)}, ${lit(a.normalSide)}, ${a.nonNegative})`)
     .join(', ');
-}
-
-/** What an operator account holds, in its normal direction, as a `select actual`. */
-function operatorBalance(accountId: string, normalSide: 'DEBIT' | 'CREDIT'): string {
-  const sign = normalSide === 'CREDIT' ? '' : '-';
-  return `(select coalesce(sum(${sign}(${NET_CREDIT})), 0) as actual
-             from ledger_postings p where p.account_id = ${lit(accountId)})`;
 }
 
 function holdingTotalCheck({ account, statuses }: Holding): LedgerCheck {
@@ -213,21 +196,21 @@ export const LEDGER_CHECKS: readonly LedgerCheck[] = [
   {
     name: 'merchant_available_matches_settled',
     description:
-      "Each merchant's usd_available equals the amount_asset of its converted MERCHANT_BALANCE deposits (reversed ones stay credited: the operator absorbs reversals).",
+      "Each merchant's usd_available equals the amount_asset of its converted MERCHANT_BALANCE deposits (reversed ones stay credited: the operator absorbs reversals) less its withdrawals that have not failed.",
     sql: `
       with owed as (
         select d.merchant_id, d.amount_asset as usd
           from deposits d
          where d.settlement_mode = 'MERCHANT_BALANCE' and d.fx_executed_at is not null
-        -- Withdrawals out of the balance, once they exist, are subtracted here:
-        --   union all select w.merchant_id, -w.amount_usd from withdrawals w where ...
+        union all
+        select w.merchant_id, -w.amount from withdrawals w where w.status <> 'FAILED'
       ),
       expected as (select merchant_id, sum(usd) as usd from owed group by merchant_id),
       actual as (
         select a.merchant_id, a.balance as usd from ledger_accounts a
          where a.id = ${merchantAccountIdSql('a.merchant_id', 'usd_available')}
       )
-      select format('merchant %s has usd_available %s but its converted MERCHANT_BALANCE deposits sum to %s',
+      select format('merchant %s has usd_available %s but its converted MERCHANT_BALANCE deposits less withdrawals come to %s',
                     merchant_id, coalesce(actual.usd, 0), coalesce(expected.usd, 0)) as detail
         from expected full join actual using (merchant_id)
        where coalesce(actual.usd, 0) <> coalesce(expected.usd, 0)`,
@@ -298,15 +281,17 @@ export const LEDGER_CHECKS: readonly LedgerCheck[] = [
   {
     name: 'fx_postings_match_deposit',
     description:
-      "A 'deposit_fx' moves amount_ngn from ngn_clearing out through ngn_bank and, for MERCHANT_BALANCE, credits exactly amount_asset to that merchant's usd_available and no other merchant account.",
+      "A 'deposit_fx' moves amount_ngn from ngn_clearing out through ngn_bank and credits exactly amount_asset to that merchant's usd_available (MERCHANT_BALANCE) or to usd_payouts_pending (AUTO_WITHDRAW), and nothing to other merchant accounts.",
     sql: `
       with legs as (
         select t.id, t.deposit_id,
                coalesce(sum(-(${NET_CREDIT})) filter (where p.account_id = ${lit(OPERATOR.ngnClearing.id)}), 0) as clearing_debit,
                coalesce(sum(${NET_CREDIT}) filter (where p.account_id = ${lit(BANK)}), 0) as bank_credit,
                coalesce(sum(${NET_CREDIT}) filter (where p.account_id = ${merchantAccountIdSql('d.merchant_id', 'usd_available')}), 0) as merchant_credit,
+               coalesce(sum(${NET_CREDIT}) filter (where p.account_id = ${lit(OPERATOR.usdPayoutsPending.id)}), 0) as payouts_credit,
                count(p.id) filter (where p.account_id like 'merchant:%'
-                                     and p.account_id <> ${merchantAccountIdSql('d.merchant_id', 'usd_available')}) as other_merchant,
+                                     and (d.settlement_mode <> 'MERCHANT_BALANCE'
+                                          or p.account_id <> ${merchantAccountIdSql('d.merchant_id', 'usd_available')})) as other_merchant,
                count(p.id) filter (where p.currency = 'NGN'
                                      and p.account_id not in (${lit(OPERATOR.ngnClearing.id)}, ${lit(BANK)})) as other_ngn
           from ledger_transactions t
@@ -315,13 +300,15 @@ export const LEDGER_CHECKS: readonly LedgerCheck[] = [
          where t.kind = 'deposit_fx'
          group by t.id, t.deposit_id
       )
-      select format('deposit_fx %s of deposit %s (%s NGN, amount_asset %s, %s): ngn_clearing debited %s, ngn_bank credited %s, usd_available credited %s, %s postings to other merchant accounts, %s to other NGN accounts',
+      select format('deposit_fx %s of deposit %s (%s NGN, amount_asset %s, %s): ngn_clearing debited %s, ngn_bank credited %s, usd_available credited %s, usd_payouts_pending credited %s, %s postings to other merchant accounts, %s to other NGN accounts',
                     l.id, d.id, d.amount_ngn, coalesce(d.amount_asset::text, 'null'), d.settlement_mode,
-                    l.clearing_debit, l.bank_credit, l.merchant_credit, l.other_merchant, l.other_ngn) as detail
+                    l.clearing_debit, l.bank_credit, l.merchant_credit, l.payouts_credit, l.other_merchant, l.other_ngn) as detail
         from legs l join deposits d on d.id = l.deposit_id
        where l.clearing_debit <> d.amount_ngn or l.bank_credit <> d.amount_ngn or l.other_ngn > 0
-          or (d.settlement_mode = 'MERCHANT_BALANCE'
-              and (l.merchant_credit <> coalesce(d.amount_asset, 0) or l.other_merchant > 0))`,
+          or l.other_merchant > 0
+          or (case when d.settlement_mode = 'MERCHANT_BALANCE' then l.merchant_credit else l.payouts_credit end)
+             <> coalesce(d.amount_asset, 0)
+          or (case when d.settlement_mode = 'MERCHANT_BALANCE' then l.payouts_credit else l.merchant_credit end) <> 0`,
   },
   {
     name: 'reversal_once_per_reversed_deposit',
@@ -518,6 +505,7 @@ export const LEDGER_CHECKS: readonly LedgerCheck[] = [
       select format('deposit %s is REVERSED without reversed_at', d.id) as detail
         from deposits d where d.status = 'REVERSED' and d.reversed_at is null`,
   },
+  ...PAYOUT_CHECKS,
 ];
 
 /** The one statement that runs every check: (invariant, detail, total) rows. */

@@ -8,6 +8,8 @@ import { executeInTransaction } from '../db/locks';
 export interface LedgerEntry {
   kind: string;
   depositId?: string | null;
+  /** On-chain payouts (AUTO_WITHDRAW deposits and withdrawals): one of each kind per payout. */
+  payoutId?: string | null;
   memo?: string;
   postings: Posting[];
 }
@@ -55,8 +57,9 @@ export class LedgerService {
     }
     await executeInTransaction(
       tx,
-      'insert into ledger_transactions (id, kind, deposit_id, memo, created_at) values (?, ?, ?, ?, ?)',
-      [id, entry.kind, entry.depositId ?? null, entry.memo ?? null, now],
+      `insert into ledger_transactions (id, kind, deposit_id, payout_id, memo, created_at)
+       values (?, ?, ?, ?, ?, ?)`,
+      [id, entry.kind, entry.depositId ?? null, entry.payoutId ?? null, entry.memo ?? null, now],
     );
     if (postings.length > 0) {
       await executeInTransaction(

@@ -4,6 +4,7 @@ import { SandboxScenario, type FxFailureScenario } from '../db/entities/sandbox-
 import { executeInTransaction } from '../db/locks';
 import { invalidParameter } from '../domain/errors';
 import { dec, isDecimalString } from '../domain/money';
+import { parseChain } from '../domain/addresses';
 
 export interface ScenarioInput {
   rateSourceDown?: boolean | null;
@@ -11,6 +12,9 @@ export interface ScenarioInput {
   /** NGN each new onramp receives automatically; '' or '0' turns auto-simulation off. */
   autoDepositNgn?: string | null;
   autoDepositDelaySeconds?: number | null;
+  /** Chains whose payouts wait as if the chain were down; [] clears. */
+  chainOutage?: string[] | null;
+  riskReject?: boolean | null;
 }
 
 const FX_FAILURES: FxFailureScenario[] = ['NONE', 'TEMPORARY', 'PERMANENT'];
@@ -37,6 +41,8 @@ export class SandboxService {
           fxFailure: 'NONE',
           autoDepositNgn: null,
           autoDepositDelaySeconds: 0,
+          chainOutage: [],
+          riskReject: false,
           updatedAt: this.clock.now(),
         },
         { persist: false },
@@ -66,6 +72,17 @@ export class SandboxService {
     if (!Number.isInteger(delay) || delay < 0 || delay > MAX_DELAY_SECONDS) {
       throw invalidParameter('autoDepositDelaySeconds', `must be 0 to ${MAX_DELAY_SECONDS}`);
     }
+    let chainOutage = current.chainOutage;
+    if (input.chainOutage !== undefined && input.chainOutage !== null) {
+      const chains = input.chainOutage.map((name) => parseChain(name));
+      if (chains.some((chain) => !chain)) {
+        throw invalidParameter(
+          'chainOutage',
+          'each entry must be BASE, ETHEREUM (or ETH) or POLYGON',
+        );
+      }
+      chainOutage = [...new Set(chains as string[])].sort();
+    }
     const [row] = await em.upsertMany(SandboxScenario, [
       {
         merchantId,
@@ -73,6 +90,8 @@ export class SandboxService {
         fxFailure: fxFailure as FxFailureScenario,
         autoDepositNgn,
         autoDepositDelaySeconds: delay,
+        chainOutage,
+        riskReject: input.riskReject ?? current.riskReject,
         updatedAt: this.clock.now(),
       },
     ]);

@@ -28,12 +28,20 @@ export function depositKit(orm: MikroORM, services: Services, clock: ManualClock
       merchantId: string,
       type: 'THROWAWAY' | 'EPHEMERAL' | 'PERMANENT' = 'EPHEMERAL',
       rateId?: string,
+      settlement: {
+        mode: 'MERCHANT_BALANCE' | 'AUTO_WITHDRAW';
+        asset?: string;
+        chain?: string;
+        destinationAddress?: string;
+      } = { mode: 'MERCHANT_BALANCE' },
     ) {
+      const to =
+        settlement.mode === 'AUTO_WITHDRAW' ? (settlement.asset as 'USDC' | 'USDT') : 'USDC';
       const created = await services.onramps.create(orm.em.fork(), merchantId, {
         type,
         user: { email: 'ada@example.com' },
-        rateId: type === 'PERMANENT' ? undefined : (rateId ?? (await kit.rate()).id),
-        settlement: { mode: 'MERCHANT_BALANCE' },
+        rateId: type === 'PERMANENT' ? undefined : (rateId ?? (await kit.rate(to)).id),
+        settlement,
       });
       return created.onramp;
     },

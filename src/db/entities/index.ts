@@ -4,6 +4,17 @@ import { Onramp } from './onramp.entity';
 import { Rate } from './rate.entity';
 import { SandboxScenario } from './sandbox-scenario.entity';
 import { Deposit } from './deposit.entity';
+import { Payout } from './payout.entity';
+import { Withdrawal } from './withdrawal.entity';
 
-export { ApiKey, Deposit, Merchant, Onramp, Rate, SandboxScenario };
-export const entities = [Merchant, ApiKey, Rate, SandboxScenario, Onramp, Deposit];
+export { ApiKey, Deposit, Merchant, Onramp, Payout, Rate, SandboxScenario, Withdrawal };
+export const entities = [
+  Merchant,
+  ApiKey,
+  Rate,
+  SandboxScenario,
+  Onramp,
+  Deposit,
+  Withdrawal,
+  Payout,
+];

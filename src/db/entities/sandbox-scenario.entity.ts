@@ -27,6 +27,14 @@ export class SandboxScenario {
   @Property({ type: 'integer' })
   autoDepositDelaySeconds = 0;
 
+  /** Chains treated as down for this merchant's payouts: nothing is signed or broadcast. */
+  @Property({ type: 'text[]' })
+  chainOutage: string[] = [];
+
+  /** Risk review rejects every payout of this merchant (deposits FLAGGED, withdrawals FAILED). */
+  @Property({ type: 'boolean' })
+  riskReject = false;
+
   @Property({ type: 'timestamptz' })
   updatedAt!: Date;
 }

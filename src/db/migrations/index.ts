@@ -1,10 +1,12 @@
 import { Migration20261122000100_foundation } from './Migration20261122000100_foundation';
 import { Migration20261122000200_onramps } from './Migration20261122000200_onramps';
 import { Migration20261122000300_deposits } from './Migration20261122000300_deposits';
+import { Migration20261122000400_payouts } from './Migration20261122000400_payouts';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
   { name: 'Migration20261122000100_foundation', class: Migration20261122000100_foundation },
   { name: 'Migration20261122000200_onramps', class: Migration20261122000200_onramps },
   { name: 'Migration20261122000300_deposits', class: Migration20261122000300_deposits },
+  { name: 'Migration20261122000400_payouts', class: Migration20261122000400_payouts },
 ];

@@ -19,8 +19,7 @@ registerEnumType(FxFailure, {
 });
 
 @InputType('SandboxScenarioInput', {
-  description:
-    'Fields left out keep their current value. More fault kinds arrive with their features.',
+  description: 'Fields left out keep their current value.',
 })
 export class SandboxScenarioInput {
   @Field(() => Boolean, {
@@ -43,6 +42,19 @@ export class SandboxScenarioInput {
 
   @Field(() => Int, { nullable: true, description: 'Delay of the automatic transfer (0-86400).' })
   autoDepositDelaySeconds?: number | null;
+
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      "Chains treated as down for this merchant's payouts (BASE, ETHEREUM, POLYGON); [] clears.",
+  })
+  chainOutage?: string[] | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: "Risk review rejects this merchant's payouts.",
+  })
+  riskReject?: boolean | null;
 }
 
 @ObjectType('SandboxScenario')
@@ -59,6 +71,12 @@ export class SandboxScenarioType {
   @Field(() => Int)
   autoDepositDelaySeconds!: number;
 
+  @Field(() => [String])
+  chainOutage!: string[];
+
+  @Field(() => Boolean)
+  riskReject!: boolean;
+
   @Field(() => GraphQLISODateTime)
   updatedAt!: Date;
 
@@ -68,6 +86,8 @@ export class SandboxScenarioType {
       fxFailure: row.fxFailure as FxFailure,
       autoDepositNgn: row.autoDepositNgn,
       autoDepositDelaySeconds: row.autoDepositDelaySeconds,
+      chainOutage: row.chainOutage,
+      riskReject: row.riskReject,
       updatedAt: row.updatedAt,
     });
   }

@@ -1,0 +1,180 @@
+import {
+  createPublicClient,
+  defineChain,
+  encodeFunctionData,
+  erc20Abi,
+  http,
+  keccak256,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { Chain } from '../../domain/assets';
+import type { Fees } from '../../domain/payout-rules';
+
+export type Stablecoin = 'USDC' | 'USDT';
+
+/** Gas for one ERC-20 `transfer`: ours needs ~52k, mainnet USDT ~65k; unused gas is not paid. */
+export const TRANSFER_GAS = 120_000n;
+
+export interface MinedReceipt {
+  hash: Hex;
+  success: boolean;
+  blockNumber: bigint;
+}
+
+/**
+ * One chain as payouts see it: the hot wallet signs locally (the key never leaves the
+ * process), and the node is asked only for fees, nonces, receipts and to relay bytes.
+ */
+export interface ChainGateway {
+  readonly chain: Chain;
+  readonly chainId: number;
+  readonly confirmations: number;
+  readonly hotWallet: Address;
+  tokenAddress(asset: Stablecoin): Address;
+  /** The node's head, after checking it serves the chain id we sign for. */
+  head(): Promise<bigint>;
+  /** Transactions of the hot wallet mined (`latest`) or known to the node (`pending`). */
+  nonce(blockTag: 'latest' | 'pending'): Promise<number>;
+  fees(): Promise<Fees>;
+  signTransfer(input: {
+    asset: Stablecoin;
+    to: Address;
+    amount: bigint;
+    nonce: number;
+    fees: Fees;
+  }): Promise<{ raw: Hex; hash: Hex }>;
+  /** Hands signed bytes to the node; resending bytes it already has is not an error. */
+  broadcast(raw: Hex): Promise<void>;
+  receipt(hash: Hex): Promise<MinedReceipt | null>;
+}
+
+export interface ChainSettings {
+  chain: Chain;
+  chainId: number;
+  rpcUrl: string;
+  tokens: Record<Stablecoin, Address>;
+  confirmations: number;
+  privateKey: Hex;
+  timeoutMs?: number;
+}
+
+/** Node answers that mean "these bytes, or a transaction with their nonce, are known". */
+const ALREADY_KNOWN =
+  /already known|already imported|nonce too low|known transaction|replacement transaction underpriced/i;
+
+export class ViemChainGateway implements ChainGateway {
+  readonly chain: Chain;
+  readonly chainId: number;
+  readonly confirmations: number;
+  readonly hotWallet: Address;
+  private readonly client: PublicClient;
+  private readonly viemChain: ReturnType<typeof defineChain>;
+  private readonly account: PrivateKeyAccount;
+  private chainIdChecked = false;
+
+  constructor(private readonly settings: ChainSettings) {
+    this.chain = settings.chain;
+    this.chainId = settings.chainId;
+    this.confirmations = settings.confirmations;
+    this.account = privateKeyToAccount(settings.privateKey);
+    this.hotWallet = this.account.address;
+    const viemChain = (this.viemChain = defineChain({
+      id: settings.chainId,
+      name: settings.chain,
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [settings.rpcUrl] } },
+    }));
+    this.client = createPublicClient({
+      chain: viemChain,
+      // Our own jobs retry on their schedule; a hanging node must not hold a job.
+      transport: http(settings.rpcUrl, { timeout: settings.timeoutMs ?? 5_000, retryCount: 0 }),
+    });
+  }
+
+  tokenAddress(asset: Stablecoin): Address {
+    return this.settings.tokens[asset];
+  }
+
+  async head(): Promise<bigint> {
+    if (!this.chainIdChecked) {
+      const id = await this.client.getChainId();
+      if (id !== this.chainId) {
+        throw new Error(`${this.chain} node serves chain id ${id}, expected ${this.chainId}`);
+      }
+      this.chainIdChecked = true;
+    }
+    return this.client.getBlockNumber({ cacheTime: 0 });
+  }
+
+  nonce(blockTag: 'latest' | 'pending'): Promise<number> {
+    return this.client.getTransactionCount({ address: this.hotWallet, blockTag });
+  }
+
+  async fees(): Promise<Fees> {
+    const estimate = await this.client.estimateFeesPerGas({
+      chain: this.viemChain,
+      type: 'eip1559',
+    });
+    return {
+      maxFeePerGas: estimate.maxFeePerGas,
+      maxPriorityFeePerGas: estimate.maxPriorityFeePerGas,
+    };
+  }
+
+  async signTransfer(input: {
+    asset: Stablecoin;
+    to: Address;
+    amount: bigint;
+    nonce: number;
+    fees: Fees;
+  }): Promise<{ raw: Hex; hash: Hex }> {
+    const raw = await this.account.signTransaction({
+      type: 'eip1559',
+      chainId: this.chainId,
+      nonce: input.nonce,
+      to: this.tokenAddress(input.asset),
+      value: 0n,
+      gas: TRANSFER_GAS,
+      maxFeePerGas: input.fees.maxFeePerGas,
+      maxPriorityFeePerGas: input.fees.maxPriorityFeePerGas,
+      data: encodeFunctionData({
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [input.to, input.amount],
+      }),
+    });
+    return { raw, hash: keccak256(raw) };
+  }
+
+  async broadcast(raw: Hex): Promise<void> {
+    try {
+      await this.client.sendRawTransaction({ serializedTransaction: raw });
+    } catch (error) {
+      if (ALREADY_KNOWN.test(errorText(error))) return;
+      throw error;
+    }
+  }
+
+  async receipt(hash: Hex): Promise<MinedReceipt | null> {
+    try {
+      const receipt = await this.client.getTransactionReceipt({ hash });
+      return {
+        hash,
+        success: receipt.status === 'success',
+        blockNumber: receipt.blockNumber,
+      };
+    } catch (error) {
+      if (/could not be found|not found/i.test(errorText(error))) return null;
+      throw error;
+    }
+  }
+}
+
+function errorText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const details = (error as { details?: string }).details ?? '';
+  return `${error.message} ${details}`;
+}

@@ -1,0 +1,54 @@
+import type { Address, Hex } from 'viem';
+import type { Config } from '../../config';
+import { CHAINS, type Chain } from '../../domain/assets';
+import { CHAIN_IDS } from '../../domain/chains';
+import { ViemChainGateway, type ChainGateway } from './chain-gateway';
+
+export interface ChainRegistry {
+  /** The chain's gateway, or undefined when the deployment has not configured it. */
+  get(chain: string): ChainGateway | undefined;
+  configured(): ChainGateway[];
+  /** Why each unconfigured chain is not usable (for the runner's start-up log). */
+  missing(): Array<{ chain: Chain; why: string }>;
+}
+
+/**
+ * Builds one gateway per chain that has an RPC URL, both token addresses and the hot-wallet
+ * key. A chain left out is treated as down: its payouts wait (and FLAG after the outage
+ * maximum) rather than fail.
+ */
+export function chainRegistryFromConfig(config: Config): ChainRegistry {
+  const gateways = new Map<Chain, ChainGateway>();
+  const missing: Array<{ chain: Chain; why: string }> = [];
+  for (const chain of CHAINS) {
+    const rpcUrl = config[`${chain}_RPC_URL`];
+    const usdc = config[`${chain}_USDC_ADDRESS`];
+    const usdt = config[`${chain}_USDT_ADDRESS`];
+    const absent = [
+      !rpcUrl && `${chain}_RPC_URL`,
+      !usdc && `${chain}_USDC_ADDRESS`,
+      !usdt && `${chain}_USDT_ADDRESS`,
+      !config.HOT_WALLET_PRIVATE_KEY && 'HOT_WALLET_PRIVATE_KEY',
+    ].filter((name): name is string => Boolean(name));
+    if (absent.length > 0) {
+      missing.push({ chain, why: `${absent.join(', ')} not set` });
+      continue;
+    }
+    gateways.set(
+      chain,
+      new ViemChainGateway({
+        chain,
+        chainId: CHAIN_IDS[chain],
+        rpcUrl: rpcUrl!,
+        tokens: { USDC: usdc as Address, USDT: usdt as Address },
+        confirmations: config[`${chain}_CONFIRMATIONS`],
+        privateKey: config.HOT_WALLET_PRIVATE_KEY as Hex,
+      }),
+    );
+  }
+  return {
+    get: (chain) => gateways.get(chain as Chain),
+    configured: () => [...gateways.values()],
+    missing: () => missing,
+  };
+}

@@ -1,0 +1,80 @@
+import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+
+/**
+ * PENDING: owed, not signed (no nonce yet; may still be cancelled). SIGNED: a nonce is taken
+ * and the signed bytes are stored; it is broadcast until one of its transactions is mined and
+ * is never abandoned. CONFIRMED / FAILED (mined but reverted) / CANCELLED (never signed).
+ */
+export type PayoutStatus = 'PENDING' | 'SIGNED' | 'CONFIRMED' | 'FAILED' | 'CANCELLED';
+
+/** One on-chain transfer we owe: for an AUTO_WITHDRAW deposit or a merchant withdrawal. */
+@Entity({ tableName: 'payouts' })
+export class Payout {
+  @PrimaryKey({ type: 'text' })
+  id!: string;
+
+  @Property({ type: 'text', nullable: true })
+  depositId!: string | null;
+
+  @Property({ type: 'text', nullable: true })
+  withdrawalId!: string | null;
+
+  @Property({ type: 'text' })
+  merchantId!: string;
+
+  @Property({ type: 'text' })
+  chain!: string;
+
+  @Property({ type: 'text' })
+  asset!: string;
+
+  @Property({ type: 'text' })
+  toAddress!: string;
+
+  @Property({ type: 'decimal', precision: 26, scale: 6 })
+  amount!: string;
+
+  /** `amount` in the token's base units (6 decimals), exactly. */
+  @Property({ type: 'decimal', precision: 78, scale: 0 })
+  amountBaseUnits!: string;
+
+  @Property({ type: 'text' })
+  status!: PayoutStatus;
+
+  @Property({ type: 'text', nullable: true })
+  fromAddress!: string | null;
+
+  @Property({ type: 'text', nullable: true })
+  tokenAddress!: string | null;
+
+  @Property({ type: 'bigint', nullable: true })
+  nonce!: string | null;
+
+  /** The newest signed transaction's hash; once mined, the hash that was mined. */
+  @Property({ type: 'text', nullable: true })
+  txHash!: string | null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  signedAt!: Date | null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  broadcastAt!: Date | null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  lastBroadcastAt!: Date | null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  confirmedAt!: Date | null;
+
+  @Property({ type: 'bigint', nullable: true })
+  blockNumber!: string | null;
+
+  @Property({ type: 'text', nullable: true })
+  cancelReason!: string | null;
+
+  @Property({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Property({ type: 'timestamptz' })
+  updatedAt!: Date;
+}

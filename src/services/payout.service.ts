@@ -1,0 +1,501 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Address, Hex } from 'viem';
+import type { Clock } from '../clock';
+import type { Config } from '../config';
+import { Deposit } from '../db/entities/deposit.entity';
+import { Payout } from '../db/entities/payout.entity';
+import { Withdrawal } from '../db/entities/withdrawal.entity';
+import { executeInTransaction } from '../db/locks';
+import { retryOnConflict } from '../db/retry';
+import type { ChainGateway, MinedReceipt, Stablecoin } from '../adapters/chain/chain-gateway';
+import type { ChainRegistry } from '../adapters/chain/chain-registry';
+import { REASON } from '../domain/deposit-reasons';
+import { newId } from '../domain/ids';
+import { OPERATOR, transfer } from '../domain/ledger';
+import { dec } from '../domain/money';
+import { bumpedFees, outageOutlasted, toBaseUnits, type Fees } from '../domain/payout-rules';
+import type { DepositTransitions } from './deposit-transitions';
+import type { LedgerService } from './ledger.service';
+import { payoutHolding, payoutReturn } from './payout-ledger';
+import type { RiskReviewService } from './risk-review.service';
+import type { ChainHealthService } from './chain-health.service';
+
+export type SendOutcome = 'signed' | 'waiting' | 'rejected' | 'cancelled' | 'skipped';
+
+export interface NewPayout {
+  merchantId: string;
+  chain: string;
+  asset: string;
+  toAddress: string;
+  amount: string;
+  depositId?: string;
+  withdrawalId?: string;
+}
+
+interface StoredTransaction {
+  hash: Hex;
+  raw_tx: Hex;
+  max_fee_per_gas: string;
+  max_priority_fee_per_gas: string;
+  created_at: Date | string;
+}
+
+/**
+ * On-chain payouts: one row per transfer owed, signed once under the hot wallet's locked nonce
+ * row and broadcast from stored bytes. The order of events makes a double send impossible:
+ * the signed bytes and the nonce commit together before anything is broadcast, every retry
+ * resends exactly those bytes (or a fee-bumped replacement at the SAME nonce), and the nonce
+ * can be mined only once.
+ */
+export class PayoutService {
+  constructor(
+    private readonly clock: Clock,
+    private readonly config: Config,
+    private readonly chains: ChainRegistry,
+    private readonly health: ChainHealthService,
+    private readonly ledger: LedgerService,
+    private readonly transitions: DepositTransitions,
+    private readonly risk: RiskReviewService,
+  ) {}
+
+  /** Inside the caller's transaction (deposit FX, or withdrawal request). */
+  async create(tx: EntityManager, input: NewPayout): Promise<Payout> {
+    const now = this.clock.now();
+    const payout = tx.create(Payout, {
+      id: newId('po', this.clock),
+      depositId: input.depositId ?? null,
+      withdrawalId: input.withdrawalId ?? null,
+      merchantId: input.merchantId,
+      chain: input.chain,
+      asset: input.asset,
+      toAddress: input.toAddress,
+      amount: dec(input.amount).toFixed(6),
+      amountBaseUnits: toBaseUnits(input.amount).toString(),
+      status: 'PENDING',
+      fromAddress: null,
+      tokenAddress: null,
+      nonce: null,
+      txHash: null,
+      signedAt: null,
+      broadcastAt: null,
+      lastBroadcastAt: null,
+      confirmedAt: null,
+      blockNumber: null,
+      cancelReason: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await tx.flush();
+    return payout;
+  }
+
+  /**
+   * Takes a PENDING payout to SIGNED and broadcasts it, if its chain is up and risk review
+   * approves; a SIGNED one is rebroadcast. Any number of runners may call this at once.
+   */
+  async send(em: EntityManager, payoutId: string): Promise<SendOutcome> {
+    const payout = await em.fork().findOne(Payout, { id: payoutId });
+    if (!payout) return 'skipped';
+    if (payout.status === 'SIGNED') {
+      await this.rebroadcast(em, payout);
+      return 'skipped';
+    }
+    if (payout.status !== 'PENDING') return 'skipped';
+    const gateway = this.chains.get(payout.chain);
+    const down = await this.health.unavailable(em, payout.chain, payout.merchantId);
+    if (down || !gateway) {
+      if (
+        outageOutlasted(payout.createdAt, this.clock.now(), this.config.CHAIN_OUTAGE_MAX_SECONDS)
+      ) {
+        return (await this.cancel(em, payout.id, 'chain outage')) ? 'cancelled' : 'skipped';
+      }
+      return 'waiting';
+    }
+    let fees: Fees;
+    let minedNonce: number;
+    try {
+      [fees, minedNonce] = await Promise.all([gateway.fees(), gateway.nonce('latest')]);
+    } catch (error) {
+      await this.health.record(em, payout.chain, error);
+      return 'waiting';
+    }
+    const signed = await retryOnConflict(() =>
+      em.fork().transactional((tx) => this.signLocked(tx, payoutId, gateway, fees, minedNonce)),
+    );
+    if (signed === 'rejected' || signed === 'skipped') return signed;
+    await this.broadcast(em, payoutId, gateway, signed.raw);
+    return 'signed';
+  }
+
+  private async signLocked(
+    tx: EntityManager,
+    payoutId: string,
+    gateway: ChainGateway,
+    fees: Fees,
+    minedNonce: number,
+  ): Promise<{ raw: Hex } | 'rejected' | 'skipped'> {
+    const payout = await tx.findOne(
+      Payout,
+      { id: payoutId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (!payout || payout.status !== 'PENDING') return 'skipped';
+    const decision = await this.risk.review(tx, payout);
+    if (!decision.approved) {
+      await this.cancelLocked(tx, payout, 'risk review', REASON.riskRejected);
+      return 'rejected';
+    }
+    // The nonce row is the hot wallet's lock: held from here to commit, so one signer at a
+    // time takes the next nonce. It only ever moves forward past nonces already mined
+    // (someone else used the wallet); our own signed nonces are all below it.
+    const [row] = await executeInTransaction<{ next_nonce: string }>(
+      tx,
+      `insert into hot_wallet_nonces (chain, address, next_nonce, updated_at) values (?, ?, ?, ?)
+       on conflict (chain, address) do update
+         set next_nonce = greatest(hot_wallet_nonces.next_nonce, excluded.next_nonce),
+             updated_at = excluded.updated_at
+       returning next_nonce`,
+      [payout.chain, gateway.hotWallet, minedNonce, this.clock.now()],
+    );
+    const nonce = Number(row.next_nonce);
+    const { raw, hash } = await gateway.signTransfer({
+      asset: payout.asset as Stablecoin,
+      to: payout.toAddress as Address,
+      amount: BigInt(payout.amountBaseUnits),
+      nonce,
+      fees,
+    });
+    await this.storeTransaction(tx, payout, nonce, hash, raw, fees);
+    await executeInTransaction(
+      tx,
+      'update hot_wallet_nonces set next_nonce = ? where chain = ? and address = ?',
+      [nonce + 1, payout.chain, gateway.hotWallet],
+    );
+    const now = this.clock.now();
+    payout.status = 'SIGNED';
+    payout.nonce = String(nonce);
+    payout.fromAddress = gateway.hotWallet;
+    payout.tokenAddress = gateway.tokenAddress(payout.asset as Stablecoin);
+    payout.txHash = hash;
+    payout.signedAt = now;
+    payout.updatedAt = now;
+    await tx.flush();
+    return { raw };
+  }
+
+  private async storeTransaction(
+    tx: EntityManager,
+    payout: Payout,
+    nonce: number,
+    hash: Hex,
+    raw: Hex,
+    fees: Fees,
+  ): Promise<void> {
+    await executeInTransaction(
+      tx,
+      `insert into payout_transactions
+         (hash, payout_id, nonce, raw_tx, max_fee_per_gas, max_priority_fee_per_gas, created_at)
+       values (?, ?, ?, ?, ?, ?, ?)`,
+      [
+        hash,
+        payout.id,
+        nonce,
+        raw,
+        fees.maxFeePerGas.toString(),
+        fees.maxPriorityFeePerGas.toString(),
+        this.clock.now(),
+      ],
+    );
+  }
+
+  /** Relays signed bytes and records it; a withdrawal shows BROADCAST with the hash. */
+  private async broadcast(
+    em: EntityManager,
+    payoutId: string,
+    gateway: ChainGateway,
+    raw: Hex,
+  ): Promise<void> {
+    try {
+      await gateway.broadcast(raw);
+    } catch (error) {
+      // The sweep rebroadcasts the stored bytes; nothing is lost by failing here.
+      await this.health.record(em, gateway.chain, error);
+      return;
+    }
+    await em.fork().transactional(async (tx) => {
+      const payout = await tx.findOne(
+        Payout,
+        { id: payoutId },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
+      if (!payout || payout.status !== 'SIGNED') return;
+      const now = this.clock.now();
+      payout.broadcastAt ??= now;
+      payout.lastBroadcastAt = now;
+      if (payout.withdrawalId) {
+        const withdrawal = await tx.findOneOrFail(
+          Withdrawal,
+          { id: payout.withdrawalId },
+          { lockMode: LockMode.PESSIMISTIC_WRITE },
+        );
+        if (withdrawal.status === 'PENDING' || withdrawal.status === 'BROADCAST') {
+          withdrawal.status = 'BROADCAST';
+          withdrawal.txHash = payout.txHash;
+          withdrawal.updatedAt = now;
+        }
+      }
+      await tx.flush();
+    });
+  }
+
+  async rebroadcast(em: EntityManager, payout: Payout): Promise<void> {
+    const gateway = this.chains.get(payout.chain);
+    const latest = await this.latestTransaction(em, payout.id);
+    if (!gateway || !latest) return;
+    await this.broadcast(em, payout.id, gateway, latest.raw_tx);
+  }
+
+  /**
+   * One SIGNED payout against the chain: settles it once one of its transactions has the
+   * required confirmations; otherwise replaces it with higher fees when stuck, or resends
+   * its bytes when the node may have lost them.
+   */
+  async check(
+    em: EntityManager,
+    payout: Payout,
+    gateway: ChainGateway,
+    chainState: { head: bigint; minedNonce: number },
+  ): Promise<'confirmed' | 'failed' | 'pending' | 'bumped' | 'rebroadcast' | 'foreign'> {
+    const transactions = await this.transactions(em, payout.id);
+    if (Number(payout.nonce) < chainState.minedNonce) {
+      const receipt = await this.firstReceipt(gateway, transactions);
+      if (!receipt) {
+        // The nonce is used, but by none of our transactions: someone else spent from the
+        // hot wallet. Our bytes can never be mined now; an operator must look.
+        return 'foreign';
+      }
+      if (chainState.head - receipt.blockNumber + 1n < BigInt(gateway.confirmations)) {
+        return 'pending';
+      }
+      await this.finish(em, payout.id, receipt);
+      return receipt.success ? 'confirmed' : 'failed';
+    }
+    const latest = transactions[0];
+    const now = this.clock.now().getTime();
+    if (now - new Date(latest.created_at).getTime() >= this.config.PAYOUT_STUCK_SECONDS * 1000) {
+      await this.bump(em, payout.id, gateway, latest);
+      return 'bumped';
+    }
+    const resendAfterMs = Math.max(5_000, this.config.PAYOUT_POLL_MS * 5);
+    if (!payout.lastBroadcastAt || now - payout.lastBroadcastAt.getTime() >= resendAfterMs) {
+      await this.broadcast(em, payout.id, gateway, latest.raw_tx);
+      return 'rebroadcast';
+    }
+    return 'pending';
+  }
+
+  private async firstReceipt(
+    gateway: ChainGateway,
+    transactions: StoredTransaction[],
+  ): Promise<MinedReceipt | null> {
+    for (const transaction of transactions) {
+      const receipt = await gateway.receipt(transaction.hash);
+      if (receipt) return receipt;
+    }
+    return null;
+  }
+
+  /** Same nonce, higher fees: whichever of the payout's transactions is mined settles it. */
+  private async bump(
+    em: EntityManager,
+    payoutId: string,
+    gateway: ChainGateway,
+    latest: StoredTransaction,
+  ): Promise<void> {
+    const current = await gateway.fees();
+    const fees = bumpedFees(
+      {
+        maxFeePerGas: BigInt(latest.max_fee_per_gas),
+        maxPriorityFeePerGas: BigInt(latest.max_priority_fee_per_gas),
+      },
+      current,
+    );
+    const raw = await em.fork().transactional(async (tx) => {
+      const payout = await tx.findOne(
+        Payout,
+        { id: payoutId },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
+      if (!payout || payout.status !== 'SIGNED' || payout.txHash !== latest.hash) return null;
+      const signed = await gateway.signTransfer({
+        asset: payout.asset as Stablecoin,
+        to: payout.toAddress as Address,
+        amount: BigInt(payout.amountBaseUnits),
+        nonce: Number(payout.nonce),
+        fees,
+      });
+      await this.storeTransaction(tx, payout, Number(payout.nonce), signed.hash, signed.raw, fees);
+      payout.txHash = signed.hash;
+      payout.updatedAt = this.clock.now();
+      await tx.flush();
+      return signed.raw;
+    });
+    if (raw) await this.broadcast(em, payoutId, gateway, raw);
+  }
+
+  /** Books a mined payout: confirmed (settles its deposit or withdrawal) or reverted. */
+  private async finish(em: EntityManager, payoutId: string, receipt: MinedReceipt): Promise<void> {
+    await retryOnConflict(() =>
+      em.fork().transactional(async (tx) => {
+        const payout = await tx.findOne(
+          Payout,
+          { id: payoutId },
+          { lockMode: LockMode.PESSIMISTIC_WRITE },
+        );
+        if (!payout || payout.status !== 'SIGNED') return;
+        const now = this.clock.now();
+        payout.status = receipt.success ? 'CONFIRMED' : 'FAILED';
+        payout.txHash = receipt.hash;
+        payout.blockNumber = receipt.blockNumber.toString();
+        payout.confirmedAt = now;
+        payout.updatedAt = now;
+        await tx.flush();
+        await this.ledger.post(tx, {
+          kind: receipt.success ? 'payout_sent' : 'payout_failed',
+          payoutId: payout.id,
+          depositId: payout.depositId,
+          memo: receipt.hash,
+          postings: transfer(
+            payoutHolding(payout),
+            receipt.success ? OPERATOR.usdTreasury : payoutReturn(payout),
+            dec(payout.amount),
+          ),
+        });
+        if (payout.depositId) {
+          const deposit = await tx.findOneOrFail(
+            Deposit,
+            { id: payout.depositId },
+            { lockMode: LockMode.PESSIMISTIC_WRITE },
+          );
+          // A deposit FLAGGED meanwhile (bank reversal during settlement) keeps its status;
+          // it still learns the hash of the transfer that went out.
+          deposit.txHash = receipt.hash;
+          if (deposit.status === 'PENDING_WITHDRAWAL') {
+            await this.transitions.moveTo(
+              tx,
+              deposit,
+              receipt.success ? 'SETTLED' : 'FLAGGED',
+              receipt.success ? {} : { reason: REASON.payoutFailed },
+            );
+          } else {
+            await tx.flush();
+          }
+        } else {
+          await this.finishWithdrawal(
+            tx,
+            payout,
+            receipt.success ? 'COMPLETED' : 'FAILED',
+            receipt.success ? null : 'on-chain transfer reverted',
+            receipt.hash,
+          );
+        }
+      }),
+    );
+  }
+
+  private async finishWithdrawal(
+    tx: EntityManager,
+    payout: Payout,
+    status: 'COMPLETED' | 'FAILED',
+    failureReason: string | null,
+    txHash: string | null,
+  ): Promise<void> {
+    const withdrawal = await tx.findOneOrFail(
+      Withdrawal,
+      { id: payout.withdrawalId! },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    withdrawal.status = status;
+    withdrawal.failureReason = failureReason;
+    if (txHash) withdrawal.txHash = txHash;
+    withdrawal.updatedAt = this.clock.now();
+    await tx.flush();
+  }
+
+  /**
+   * Cancels a payout that was never signed (chain outage past its maximum): its deposit is
+   * FLAGGED with the USD held, or its withdrawal FAILED with the USD back in the balance.
+   */
+  async cancel(em: EntityManager, payoutId: string, why: 'chain outage'): Promise<boolean> {
+    return retryOnConflict(() =>
+      em.fork().transactional(async (tx) => {
+        const payout = await tx.findOne(
+          Payout,
+          { id: payoutId },
+          { lockMode: LockMode.PESSIMISTIC_WRITE },
+        );
+        if (!payout || payout.status !== 'PENDING') return false;
+        await this.cancelLocked(tx, payout, why, REASON.chainOutage);
+        return true;
+      }),
+    );
+  }
+
+  /**
+   * Cancels a locked PENDING payout and moves its owner: the deposit to FLAGGED with
+   * `depositReason` (unless `depositReason` is null: the caller moves it), the withdrawal to
+   * FAILED.
+   */
+  async cancelLocked(
+    tx: EntityManager,
+    payout: Payout,
+    why: string,
+    depositReason: string | null,
+  ): Promise<void> {
+    const now = this.clock.now();
+    payout.status = 'CANCELLED';
+    payout.cancelReason = why;
+    payout.updatedAt = now;
+    await tx.flush();
+    await this.ledger.post(tx, {
+      kind: 'payout_cancelled',
+      payoutId: payout.id,
+      depositId: payout.depositId,
+      memo: why,
+      postings: transfer(payoutHolding(payout), payoutReturn(payout), dec(payout.amount)),
+    });
+    if (payout.depositId) {
+      if (depositReason === null) return;
+      const deposit = await tx.findOneOrFail(
+        Deposit,
+        { id: payout.depositId },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
+      if (deposit.status === 'PENDING_WITHDRAWAL') {
+        await this.transitions.moveTo(tx, deposit, 'FLAGGED', { reason: depositReason });
+      }
+    } else {
+      await this.finishWithdrawal(tx, payout, 'FAILED', why, null);
+    }
+  }
+
+  /** The payout's signed transactions, newest first. */
+  private transactions(em: EntityManager, payoutId: string): Promise<StoredTransaction[]> {
+    return em
+      .fork()
+      .getConnection()
+      .execute<StoredTransaction[]>(
+        `select hash, raw_tx, max_fee_per_gas::text, max_priority_fee_per_gas::text, created_at
+           from payout_transactions where payout_id = ? order by created_at desc, hash`,
+        [payoutId],
+      );
+  }
+
+  private async latestTransaction(
+    em: EntityManager,
+    payoutId: string,
+  ): Promise<StoredTransaction | undefined> {
+    return (await this.transactions(em, payoutId))[0];
+  }
+}
