@@ -28,6 +28,7 @@ import { onrampRoutes } from './rest/routes/onramps.route';
 import { bankNotificationRoutes } from './rest/routes/bank-notifications.route';
 import { depositRoutes } from './rest/routes/deposits.route';
 import { merchantRoutes } from './rest/routes/merchant.route';
+import { withdrawalRoutes } from './rest/routes/withdrawals.route';
 import { sandboxRoutes } from './rest/routes/sandbox.route';
 import { validatorCompiler } from './validation';
 import { attachGraphQLWebSocket } from './ws';
@@ -130,6 +131,7 @@ export async function buildGateway(options: GatewayOptions) {
   await app.register(bankNotificationRoutes(services));
   await app.register(depositRoutes(services));
   await app.register(merchantRoutes(services));
+  await app.register(withdrawalRoutes(services));
   // Registers nothing in production: /v1/sandbox/* answers 404 there.
   await app.register(sandboxRoutes(services));
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () =>

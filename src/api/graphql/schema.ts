@@ -6,6 +6,7 @@ import { RateResolver } from './resolvers/rate.resolver';
 import { SandboxResolver } from './resolvers/sandbox.resolver';
 import { OnrampResolver } from './resolvers/onramp.resolver';
 import { DepositResolver } from './resolvers/deposit.resolver';
+import { WithdrawalResolver } from './resolvers/withdrawal.resolver';
 import { clientSecretGuard } from './client-secret-guard';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -15,6 +16,7 @@ export const resolvers: NonEmptyArray<Function> = [
   SandboxResolver,
   OnrampResolver,
   DepositResolver,
+  WithdrawalResolver,
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
