@@ -32,10 +32,12 @@ const PLATFORM: Record<string, string> = { linux: 'linux', darwin: 'darwin', win
 
 /**
  * The binary of the `@foundry-rs/anvil-<platform>-<arch>` package npm installed as an optional
- * dependency. Resolved directly rather than through the wrapper's postinstall, which npm may
- * skip (`--ignore-scripts`).
+ * dependency (the package `@foundry-rs/anvil` ships for each platform). Resolved directly
+ * rather than through the wrapper's postinstall, which npm may skip (`--ignore-scripts`).
+ * `ANVIL_BINARY` points at another anvil, e.g. on a platform whose package is not installed.
  */
 export function anvilBinaryPath(): string {
+  if (process.env.ANVIL_BINARY) return process.env.ANVIL_BINARY;
   const platform = PLATFORM[process.platform];
   const arch = ARCH[process.arch];
   if (!platform || !arch)
@@ -45,7 +47,10 @@ export function anvilBinaryPath(): string {
   try {
     manifest = require.resolve(`${name}/package.json`);
   } catch {
-    throw new Error(`${name} is not installed (run npm ci without --omit=optional)`);
+    throw new Error(
+      `${name} is not installed: on this platform install it (npm install --no-save ${name}) ` +
+        'or set ANVIL_BINARY to an anvil binary',
+    );
   }
   const binary = join(dirname(manifest), 'bin', platform === 'win32' ? 'anvil.exe' : 'anvil');
   if (!existsSync(binary)) throw new Error(`${name} has no ${binary} (reinstall: npm ci)`);
