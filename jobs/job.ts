@@ -26,6 +26,7 @@ export interface JobDefinition {
   enabled?: (deps: JobDeps) => boolean;
   /** Agenda options for this job. */
   concurrency?: number;
+  /** How long a run stays locked to its runner if that runner dies (default 30 s). */
   lockLifetimeMs?: number;
   /** One-off trigger jobs are removed once they succeed, so the job store does not grow. */
   removeOnComplete?: boolean;

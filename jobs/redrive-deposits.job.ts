@@ -11,6 +11,8 @@ const BATCH = 1000;
 export const redriveDepositsJob: JobDefinition = {
   name: 'redrive-deposits',
   everyMs: (deps) => deps.services.config.DEPOSIT_REDRIVE_SECONDS * 1000,
+  // Crash repair must itself survive a crash: a dead runner's lock frees within seconds.
+  lockLifetimeMs: 10_000,
   run: async (deps) => {
     const seconds = deps.services.config.DEPOSIT_REDRIVE_SECONDS;
     const before = new Date(deps.services.clock.now().getTime() - seconds * 1000);

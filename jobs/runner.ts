@@ -11,6 +11,8 @@ import { generateRatesJob } from './generate-rates.job';
 import { listenForDepositEvents } from './deposit-events';
 import type { Enqueue, JobDeps } from './job';
 
+const DEFAULT_LOCK_LIFETIME_MS = 30_000;
+
 /** Job-runner process: Agenda workers, no HTTP. Any number of runners may share one database. */
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -43,7 +45,9 @@ async function main(): Promise<void> {
       },
       {
         ...(job.concurrency ? { concurrency: job.concurrency } : {}),
-        ...(job.lockLifetimeMs ? { lockLifetime: job.lockLifetimeMs } : {}),
+        // Agenda's default (10 min) would let a runner killed mid-job hold its lock that long:
+        // a sweep or trigger stalled for minutes. Our jobs are short and safe to repeat.
+        lockLifetime: job.lockLifetimeMs ?? DEFAULT_LOCK_LIFETIME_MS,
         ...(job.removeOnComplete ? { removeOnComplete: true } : {}),
       },
     );
