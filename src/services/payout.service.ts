@@ -33,6 +33,11 @@ export interface NewPayout {
   withdrawalId?: string;
 }
 
+/** The payout row, locked until the transaction ends: every status change takes this lock. */
+function lockedPayout(tx: EntityManager, id: string): Promise<Payout | null> {
+  return tx.findOne(Payout, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+}
+
 interface StoredTransaction {
   hash: Hex;
   raw_tx: Hex;
@@ -135,11 +140,7 @@ export class PayoutService {
     fees: Fees,
     minedNonce: number,
   ): Promise<{ raw: Hex } | 'rejected' | 'skipped'> {
-    const payout = await tx.findOne(
-      Payout,
-      { id: payoutId },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
+    const payout = await lockedPayout(tx, payoutId);
     if (!payout || payout.status !== 'PENDING') return 'skipped';
     const decision = await this.risk.review(tx, payout);
     if (!decision.approved) {
@@ -224,11 +225,7 @@ export class PayoutService {
       return;
     }
     await em.fork().transactional(async (tx) => {
-      const payout = await tx.findOne(
-        Payout,
-        { id: payoutId },
-        { lockMode: LockMode.PESSIMISTIC_WRITE },
-      );
+      const payout = await lockedPayout(tx, payoutId);
       if (!payout || payout.status !== 'SIGNED') return;
       const now = this.clock.now();
       payout.broadcastAt ??= now;
@@ -322,11 +319,7 @@ export class PayoutService {
       current,
     );
     const raw = await em.fork().transactional(async (tx) => {
-      const payout = await tx.findOne(
-        Payout,
-        { id: payoutId },
-        { lockMode: LockMode.PESSIMISTIC_WRITE },
-      );
+      const payout = await lockedPayout(tx, payoutId);
       if (!payout || payout.status !== 'SIGNED' || payout.txHash !== latest.hash) return null;
       const signed = await gateway.signTransfer({
         asset: payout.asset as Stablecoin,
@@ -348,11 +341,7 @@ export class PayoutService {
   private async finish(em: EntityManager, payoutId: string, receipt: MinedReceipt): Promise<void> {
     await retryOnConflict(() =>
       em.fork().transactional(async (tx) => {
-        const payout = await tx.findOne(
-          Payout,
-          { id: payoutId },
-          { lockMode: LockMode.PESSIMISTIC_WRITE },
-        );
+        const payout = await lockedPayout(tx, payoutId);
         if (!payout || payout.status !== 'SIGNED') return;
         const now = this.clock.now();
         payout.status = receipt.success ? 'CONFIRMED' : 'FAILED';
@@ -430,11 +419,7 @@ export class PayoutService {
   async cancel(em: EntityManager, payoutId: string, why: 'chain outage'): Promise<boolean> {
     return retryOnConflict(() =>
       em.fork().transactional(async (tx) => {
-        const payout = await tx.findOne(
-          Payout,
-          { id: payoutId },
-          { lockMode: LockMode.PESSIMISTIC_WRITE },
-        );
+        const payout = await lockedPayout(tx, payoutId);
         if (!payout || payout.status !== 'PENDING') return false;
         await this.cancelLocked(tx, payout, why, REASON.chainOutage);
         return true;
