@@ -1,10 +1,9 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { afterCursor, NEWEST_FIRST } from '../db/keyset';
 import { Deposit } from '../db/entities/deposit.entity';
 import { DomainError, ErrorCode } from '../domain/errors';
 import type { DepositFilter } from '../domain/deposit-filter';
 import type { Cursor } from '../domain/pagination';
-
-const NEWEST_FIRST = { createdAt: 'desc', id: 'desc' } as const;
 
 function whereOf(merchantId: string, filter: DepositFilter): FilterQuery<Deposit> {
   const createdAt: Record<string, Date> = {};
@@ -55,19 +54,7 @@ export class DepositQueryService {
     limit: number,
   ): Promise<{ deposits: Deposit[]; total: number; hasMore: boolean }> {
     const base = whereOf(merchantId, filter);
-    const where = after
-      ? {
-          $and: [
-            base,
-            {
-              $or: [
-                { createdAt: { $lt: after.createdAt } },
-                { createdAt: after.createdAt, id: { $lt: after.id } },
-              ],
-            },
-          ],
-        }
-      : base;
+    const where = afterCursor(base, after);
     const [rows, total] = await Promise.all([
       em.find(Deposit, where as FilterQuery<Deposit>, { orderBy: NEWEST_FIRST, limit: limit + 1 }),
       em.count(Deposit, base),

@@ -1,4 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
+import { afterCursor, NEWEST_FIRST } from '../db/keyset';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
@@ -183,7 +184,7 @@ export class OnrampService {
     const [onramps, total] = await em.findAndCount(
       Onramp,
       { merchantId },
-      { orderBy: { createdAt: 'desc', id: 'desc' }, offset: page.offset, limit: page.limit },
+      { orderBy: NEWEST_FIRST, offset: page.offset, limit: page.limit },
     );
     return { onramps, total };
   }
@@ -195,17 +196,11 @@ export class OnrampService {
     after: { createdAt: Date; id: string } | null,
     limit: number,
   ): Promise<{ onramps: Onramp[]; total: number; hasMore: boolean }> {
-    const where = after
-      ? {
-          merchantId,
-          $or: [
-            { createdAt: { $lt: after.createdAt } },
-            { createdAt: after.createdAt, id: { $lt: after.id } },
-          ],
-        }
-      : { merchantId };
     const [rows, total] = await Promise.all([
-      em.find(Onramp, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: limit + 1 }),
+      em.find(Onramp, afterCursor({ merchantId }, after), {
+        orderBy: NEWEST_FIRST,
+        limit: limit + 1,
+      }),
       em.count(Onramp, { merchantId }),
     ]);
     return { onramps: rows.slice(0, limit), total, hasMore: rows.length > limit };

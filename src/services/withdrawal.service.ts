@@ -1,4 +1,5 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { afterCursor, NEWEST_FIRST } from '../db/keyset';
 import type { Clock } from '../clock';
 import { Merchant, MerchantStatus } from '../db/entities/merchant.entity';
 import { Withdrawal } from '../db/entities/withdrawal.entity';
@@ -26,8 +27,6 @@ interface ValidWithdrawal {
   chain: string;
   destinationAddress: string;
 }
-
-const NEWEST_FIRST = { createdAt: 'desc', id: 'desc' } as const;
 
 /**
  * Merchant withdrawals: the amount leaves usd_available for usd_pending_withdrawal in the
@@ -161,15 +160,7 @@ export class WithdrawalService {
     after: Cursor | null,
     limit: number,
   ): Promise<{ withdrawals: Withdrawal[]; total: number; hasMore: boolean }> {
-    const where: FilterQuery<Withdrawal> = after
-      ? {
-          merchantId,
-          $or: [
-            { createdAt: { $lt: after.createdAt } },
-            { createdAt: after.createdAt, id: { $lt: after.id } },
-          ],
-        }
-      : { merchantId };
+    const where: FilterQuery<Withdrawal> = afterCursor({ merchantId }, after);
     const [rows, total] = await Promise.all([
       em.find(Withdrawal, where, { orderBy: NEWEST_FIRST, limit: limit + 1 }),
       em.count(Withdrawal, { merchantId }),
