@@ -21,18 +21,24 @@ interface PayoutNotice {
  * settlement, a new payout (an AUTO_WITHDRAW deposit converted, a withdrawal accepted) to
  * send-payout. NOTIFY arrives only after the ingestion commit,
  * so settlement never sees a deposit that could still roll back. Notices missed while
- * disconnected are picked up by the redrive sweep.
+ * disconnected are picked up by the redrive sweep. A new webhook delivery wakes the webhook
+ * dispatcher (`onWebhookDue`); the deliver-webhooks sweep covers a missed one.
  */
 export function listenForDepositEvents(
   databaseUrl: string,
   enqueue: Enqueue,
   log: Logger,
+  onWebhookDue: () => void,
 ): PgListener {
   return new PgListener({
     databaseUrl,
-    channels: ['deposit_events', 'payout_events'],
+    channels: ['deposit_events', 'payout_events', 'webhook_deliveries'],
     log,
     onNotification: (channel, payload) => {
+      if (channel === 'webhook_deliveries') {
+        onWebhookDue();
+        return;
+      }
       let notice: DepositEventNotice & PayoutNotice;
       try {
         notice = JSON.parse(payload) as DepositEventNotice & PayoutNotice;

@@ -7,6 +7,7 @@ import { redriveDepositsJob } from './redrive-deposits.job';
 import { sandboxAutoDepositsJob } from './sandbox-auto-deposits.job';
 import { sendPayoutJob } from './send-payout.job';
 import { processPayoutsJob } from './process-payouts.job';
+import { deliverWebhooksJob } from './deliver-webhooks.job';
 import type { JobDefinition } from './job';
 
 export const jobs: JobDefinition[] = [
@@ -19,4 +20,5 @@ export const jobs: JobDefinition[] = [
   sandboxAutoDepositsJob,
   sendPayoutJob,
   processPayoutsJob,
+  deliverWebhooksJob,
 ];

@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Services } from '../src/services';
+import type { WebhookDispatcher } from './webhook-dispatcher';
 
 /** Asks for a job to run now; one pending run per `uniqueKey` (a later ask reschedules it). */
 export type Enqueue = (
@@ -15,6 +16,8 @@ export interface JobDeps {
   services: Services;
   log: Logger;
   enqueue: Enqueue;
+  /** This runner's webhook attempts (claimed from the database, sent in the background). */
+  webhooks: WebhookDispatcher;
 }
 
 /** One file per job exports one of these; the runner defines and schedules them. */

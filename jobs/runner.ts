@@ -10,6 +10,7 @@ import { jobs } from './index';
 import { generateRatesJob } from './generate-rates.job';
 import { listenForDepositEvents } from './deposit-events';
 import type { Enqueue, JobDeps } from './job';
+import { WebhookDispatcher } from './webhook-dispatcher';
 
 const DEFAULT_LOCK_LIFETIME_MS = 30_000;
 
@@ -34,7 +35,16 @@ async function main(): Promise<void> {
     job.schedule(services.clock.now());
     await job.save();
   };
-  const deps: JobDeps = { orm, services, log, enqueue };
+  const webhooks = new WebhookDispatcher(
+    orm,
+    services.webhookDeliveries,
+    {
+      concurrency: config.WEBHOOK_CONCURRENCY,
+      perEndpoint: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+    },
+    log,
+  );
+  const deps: JobDeps = { orm, services, log, enqueue, webhooks };
   const enabled = jobs.filter((job) => job.enabled?.(deps) ?? true);
 
   for (const job of enabled) {
@@ -60,7 +70,9 @@ async function main(): Promise<void> {
   for (const job of enabled) {
     if (job.everyMs) await agenda.every(job.everyMs(deps), job.name);
   }
-  const depositEvents = listenForDepositEvents(databaseUrl, enqueue, log);
+  const depositEvents = listenForDepositEvents(databaseUrl, enqueue, log, () => {
+    void webhooks.wake();
+  });
   await depositEvents.start();
   // A fresh deployment gets its first rate at once, not one interval later.
   await agenda.now(generateRatesJob.name);
@@ -77,6 +89,8 @@ async function main(): Promise<void> {
     await depositEvents.stop();
     // Lets running jobs finish and unlocks the rest for other runners.
     await agenda.stop();
+    // Attempts in flight finish and are recorded; nothing new is claimed.
+    await webhooks.stop();
     await orm.close();
     process.exit(0);
   };

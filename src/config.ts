@@ -95,6 +95,16 @@ export const configSchema = z.object({
   WITHDRAWAL_MIN_USD: usdAmount('1'),
   /** Block time of the local anvil chains `npm start` runs, in seconds. */
   LOCAL_CHAIN_BLOCK_SECONDS: positiveInt(1),
+  /** A webhook attempt that has not answered after this long counts as failed (API.md: 15 s). */
+  WEBHOOK_TIMEOUT_MS: positiveInt(15_000),
+  /** How often a job runner looks for webhook retries that are due. */
+  WEBHOOK_POLL_MS: positiveInt(1000),
+  /** Webhook attempts one job runner keeps in flight at once, over all endpoints. */
+  WEBHOOK_CONCURRENCY: positiveInt(200),
+  /** Of those, at most this many to one merchant's endpoint: a slow one cannot hold up others. */
+  WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt(25),
+  /** After a secret rotation the previous secret also signs for this long. */
+  WEBHOOK_SECRET_ROTATION_SECONDS: positiveInt(86_400),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -25,6 +25,15 @@ import { PayoutService } from './payout.service';
 import { PayoutSweepService } from './payout-sweep.service';
 import { BlocklistFile, RiskReviewService } from './risk-review.service';
 import { WithdrawalService } from './withdrawal.service';
+import { WebhookEndpointService } from './webhook-endpoint.service';
+import { WebhookDeliveryService, type WebhookSender } from './webhook-delivery.service';
+import { WebhookLogService } from './webhook-log.service';
+import {
+  HttpWebhookSender,
+  resolvesToPublicOnly,
+} from '../adapters/webhook/webhook-sender';
+import { webhookEnvelope } from '../api/webhooks/envelope';
+import { VERSION } from '../version';
 
 /** The use cases both transports and the job runner call; built once per process. */
 export interface Services {
@@ -49,6 +58,9 @@ export interface Services {
   payouts: PayoutService;
   payoutSweep: PayoutSweepService;
   withdrawals: WithdrawalService;
+  webhookEndpoints: WebhookEndpointService;
+  webhookDeliveries: WebhookDeliveryService;
+  webhookLog: WebhookLogService;
 }
 
 export interface ServiceAdapters {
@@ -58,6 +70,10 @@ export interface ServiceAdapters {
   chains?: ChainRegistry;
   /** Where the risk blocklist reports a file that stopped parsing (it keeps the last list). */
   onBlocklistError?: (error: unknown) => void;
+  /** Where webhooks are sent (default: HTTP with the configured timeout). */
+  webhookSender?: WebhookSender;
+  /** DNS check of a webhook host in production (default: the system resolver). */
+  resolvesToPublicOnly?: (hostname: string) => Promise<boolean>;
 }
 
 export function environmentOf(config: Config): KeyEnvironment {
@@ -140,5 +156,22 @@ export function createServices(
     payouts,
     payoutSweep: new PayoutSweepService(clock, config, chains, chainHealth, payouts),
     withdrawals: new WithdrawalService(clock, ledger, payouts, dec(config.WITHDRAWAL_MIN_USD)),
+    webhookEndpoints: new WebhookEndpointService(clock, {
+      production: !sandboxEnv,
+      rotationSeconds: config.WEBHOOK_SECRET_ROTATION_SECONDS,
+      resolvesToPublicOnly: adapters.resolvesToPublicOnly ?? resolvesToPublicOnly,
+    }),
+    webhookDeliveries: new WebhookDeliveryService(
+      clock,
+      adapters.webhookSender ??
+        new HttpWebhookSender({
+          timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+          publicOnly: !sandboxEnv,
+          userAgent: `ngn-onramp-webhooks/${VERSION}`,
+        }),
+      webhookEnvelope,
+      { leaseMs: config.WEBHOOK_TIMEOUT_MS + 45_000 },
+    ),
+    webhookLog: new WebhookLogService(clock),
   };
 }

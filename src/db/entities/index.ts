@@ -6,8 +6,21 @@ import { SandboxScenario } from './sandbox-scenario.entity';
 import { Deposit } from './deposit.entity';
 import { Payout } from './payout.entity';
 import { Withdrawal } from './withdrawal.entity';
+import { WebhookEndpoint } from './webhook-endpoint.entity';
+import { WebhookDelivery } from './webhook-delivery.entity';
 
-export { ApiKey, Deposit, Merchant, Onramp, Payout, Rate, SandboxScenario, Withdrawal };
+export {
+  ApiKey,
+  Deposit,
+  Merchant,
+  Onramp,
+  Payout,
+  Rate,
+  SandboxScenario,
+  WebhookDelivery,
+  WebhookEndpoint,
+  Withdrawal,
+};
 export const entities = [
   Merchant,
   ApiKey,
@@ -17,4 +30,6 @@ export const entities = [
   Deposit,
   Withdrawal,
   Payout,
+  WebhookEndpoint,
+  WebhookDelivery,
 ];

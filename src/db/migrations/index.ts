@@ -2,6 +2,7 @@ import { Migration20261122000100_foundation } from './Migration20261122000100_fo
 import { Migration20261122000200_onramps } from './Migration20261122000200_onramps';
 import { Migration20261122000300_deposits } from './Migration20261122000300_deposits';
 import { Migration20261122000400_payouts } from './Migration20261122000400_payouts';
+import { Migration20261122000500_webhooks } from './Migration20261122000500_webhooks';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
@@ -9,4 +10,5 @@ export const migrationsList = [
   { name: 'Migration20261122000200_onramps', class: Migration20261122000200_onramps },
   { name: 'Migration20261122000300_deposits', class: Migration20261122000300_deposits },
   { name: 'Migration20261122000400_payouts', class: Migration20261122000400_payouts },
+  { name: 'Migration20261122000500_webhooks', class: Migration20261122000500_webhooks },
 ];
