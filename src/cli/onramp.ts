@@ -127,6 +127,24 @@ export function buildCli(): Command {
     );
 
   program
+    .command('webhooks')
+    .description('Webhook deliveries')
+    .command('replay')
+    .description("Send an event again to its merchant's endpoint, as a new delivery")
+    .argument('<eventId>', 'event id (evt_...)')
+    .option('--json', 'print JSON')
+    .action(async (eventId: string, opts: { json?: boolean }) =>
+      withServices(async (orm, services) => {
+        const delivery = await services.webhookLog.replay(orm.em.fork(), null, eventId);
+        print(
+          !!opts.json,
+          { delivery_id: delivery.id, event_id: delivery.eventId, status: delivery.status },
+          `Delivery ${delivery.id} of ${delivery.eventId} queued; the job runner sends it now.`,
+        );
+      }),
+    );
+
+  program
     .command('db')
     .description('Database maintenance')
     .command('migrate')

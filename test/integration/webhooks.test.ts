@@ -8,7 +8,9 @@ import { DomainError } from '../../src/domain/errors';
 import { HttpWebhookSender } from '../../src/adapters/webhook/webhook-sender';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { depositKit } from '../support/deposits';
-import { baseEnv, startGateway, type Gateway } from '../support/stack';
+import pino from 'pino';
+import { WebhookDispatcher } from '../../jobs/webhook-dispatcher';
+import { baseEnv, eventually, startGateway, type Gateway } from '../support/stack';
 import { request } from '../support/http';
 import { verifyWebhook, verifyWebhookAt, WebhookReceiver } from '../support/webhook-receiver';
 
@@ -288,6 +290,36 @@ describe('webhook delivery (real PostgreSQL, real HTTP receiver)', () => {
     const ids = receiver.received.map((r) => r.headers['webhook-id']);
     expect(ids).toHaveLength(7);
     expect(new Set(ids).size).toBe(7);
+  });
+
+  it('a hanging endpoint holds at most its share of the dispatcher; other merchants go on', async () => {
+    const slow = await new WebhookReceiver().start();
+    slow.behaviour = () => 'hang';
+    const dispatcher = new WebhookDispatcher(
+      orm,
+      services.webhookDeliveries,
+      { concurrency: 4, perEndpoint: 2 },
+      pino({ level: 'silent' }),
+    );
+    try {
+      const { merchant: stuck } = await merchantWithEndpoint(slow.url);
+      const stuckOnramp = await kit.onramp(stuck);
+      for (let i = 0; i < 6; i += 1) await kit.transfer(stuckOnramp.accountNumber, '15000');
+      const { merchant: healthy } = await merchantWithEndpoint();
+      const healthyOnramp = await kit.onramp(healthy);
+      await kit.transfer(healthyOnramp.accountNumber, '15000');
+      await kit.transfer(healthyOnramp.accountNumber, '16000');
+
+      await dispatcher.wake();
+      // The healthy merchant's two deliveries arrive while the stuck endpoint still hangs on
+      // its two, well before the 500 ms timeout frees anything.
+      await eventually(async () => (receiver.received.length === 2 ? true : undefined), 400, 10);
+      expect(slow.received).toHaveLength(2);
+    } finally {
+      await dispatcher.stop();
+      await slow.stop();
+    }
+    expect(slow.received).toHaveLength(2); // stopped: nothing new was claimed
   });
 
   it('records nothing for an attempt whose lease another runner took over', async () => {
