@@ -1,6 +1,9 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { ClaimedDelivery, WebhookDeliveryService } from '../src/services/webhook-delivery.service';
+import type {
+  ClaimedDelivery,
+  WebhookDeliveryService,
+} from '../src/services/webhook-delivery.service';
 
 export interface DispatcherLimits {
   /** Attempts in flight in this runner, over all endpoints. */

@@ -28,10 +28,7 @@ import { WithdrawalService } from './withdrawal.service';
 import { WebhookEndpointService } from './webhook-endpoint.service';
 import { WebhookDeliveryService, type WebhookSender } from './webhook-delivery.service';
 import { WebhookLogService } from './webhook-log.service';
-import {
-  HttpWebhookSender,
-  resolvesToPublicOnly,
-} from '../adapters/webhook/webhook-sender';
+import { HttpWebhookSender, resolvesToPublicOnly } from '../adapters/webhook/webhook-sender';
 import { webhookEnvelope } from '../api/webhooks/envelope';
 import { VERSION } from '../version';
 

@@ -56,7 +56,32 @@ const EVENT_STATUS: Record<string, string> = {
   'withdrawal.failed': 'FAILED',
 };
 
-type Envelope = { event: string; event_id: string; created_at: string; data: Record<string, any> };
+type Envelope = {
+  event: string;
+  event_id: string;
+  created_at: string;
+  data: Record<string, unknown>;
+};
+// GraphQL answers are whatever the server sent; the tests assert on their shape.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Loose = any;
+
+interface DeliveryNode {
+  id: string;
+  eventId: string;
+  event: string;
+  status: string;
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  attempts: Array<{
+    number: number;
+    statusCode: number | null;
+    error: string | null;
+    latencyMs: number;
+    attemptedAt: string;
+    url: string;
+  }>;
+}
 
 /**
  * Webhooks end to end: two job runners deliver to a real receiver, every delivery verifies with
@@ -97,8 +122,8 @@ describe('webhooks through the processes', () => {
   });
 
   async function gql(k: string, query: string, variables?: Record<string, unknown>) {
-    return (await graphql<any>(stack.url, k, query, variables)).body as {
-      data: any;
+    return (await graphql<Loose>(stack.url, k, query, variables)).body as {
+      data: Loose;
       errors?: Array<{ message: string; extensions?: { code?: string } }>;
     };
   }
@@ -299,24 +324,24 @@ describe('webhooks through the processes', () => {
           `{ webhookDeliveries(first: 10) { edges { node { id eventId event status attemptCount
              nextAttemptAt attempts { number statusCode error latencyMs attemptedAt url } } } } }`,
         )
-      ).data.webhookDeliveries.edges.map((e: { node: any }) => e.node);
+      ).data.webhookDeliveries.edges.map((e: { node: DeliveryNode }) => e.node);
     const eventIds = await eventually(async () => {
       const rows = await sqlEventIds(deposit.deposit_id);
       return rows.length >= 2 ? rows : undefined;
     });
     // The first attempt of deposit.created found nobody listening.
     await eventually(async () => {
-      const created = (await log()).find((d: any) => d.eventId === eventIds[0]);
-      return created?.attemptCount >= 1 ? created : undefined;
+      const created = (await log()).find((d: DeliveryNode) => d.eventId === eventIds[0]);
+      return created && created.attemptCount >= 1 ? created : undefined;
     });
     await receiver.start();
     const done = await eventually(async () => {
-      const rows = (await log()).filter((d: any) => eventIds.includes(d.eventId));
-      return rows.length === 2 && rows.every((d: any) => d.status === 'SUCCEEDED')
+      const rows = (await log()).filter((d: DeliveryNode) => eventIds.includes(d.eventId));
+      return rows.length === 2 && rows.every((d: DeliveryNode) => d.status === 'SUCCEEDED')
         ? rows
         : undefined;
     }, 30_000);
-    const created = done.find((d: any) => d.event === 'deposit.created');
+    const created = done.find((d: DeliveryNode) => d.event === 'deposit.created')!;
     expect(created.attempts.length).toBeGreaterThanOrEqual(2);
     expect(created.attempts[0]).toMatchObject({ number: 1, statusCode: null, url: receiver.url });
     expect(created.attempts[0].error).toMatch(/ECONNREFUSED/);

@@ -12,7 +12,7 @@ import pino from 'pino';
 import { WebhookDispatcher } from '../../jobs/webhook-dispatcher';
 import { baseEnv, eventually, startGateway, type Gateway } from '../support/stack';
 import { request } from '../support/http';
-import { verifyWebhook, verifyWebhookAt, WebhookReceiver } from '../support/webhook-receiver';
+import { verifyWebhookAt, WebhookReceiver } from '../support/webhook-receiver';
 
 const LIMITS = { limit: 100, perMerchant: 100, skipMerchants: [] as string[] };
 

@@ -75,28 +75,25 @@ export class HttpWebhookSender {
 
   send(request: WebhookRequest): Promise<WebhookResponse> {
     const started = performance.now();
-    const latency = () => Math.max(0, Math.round(performance.now() - started));
+    const result = (statusCode: number | null, error: string | null): WebhookResponse => ({
+      statusCode,
+      latencyMs: Math.max(0, Math.round(performance.now() - started)),
+      error,
+    });
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      return Promise.resolve(result(null, 'invalid URL'));
+    }
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (this.options.publicOnly && isIP(host) && !isPublicAddress(host)) {
+      return Promise.resolve(result(null, new BlockedAddressError(host).message));
+    }
+    const secure = url.protocol === 'https:';
+    const body = Buffer.from(request.body, 'utf8');
     return new Promise((resolve) => {
       let settled = false;
-      let timer: NodeJS.Timeout | undefined;
-      const finish = (statusCode: number | null, error: string | null) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve({ statusCode, latencyMs: latency(), error });
-      };
-      let url: URL;
-      try {
-        url = new URL(request.url);
-      } catch {
-        return finish(null, 'invalid URL');
-      }
-      const host = url.hostname.replace(/^\[|\]$/g, '');
-      if (this.options.publicOnly && isIP(host) && !isPublicAddress(host)) {
-        return finish(null, new BlockedAddressError(host).message);
-      }
-      const secure = url.protocol === 'https:';
-      const body = Buffer.from(request.body, 'utf8');
       const req = (secure ? https : http).request(url, {
         method: 'POST',
         agent: secure ? this.httpsAgent : this.httpAgent,
@@ -108,10 +105,16 @@ export class HttpWebhookSender {
         },
         ...(this.options.publicOnly ? { lookup: publicOnlyLookup } : {}),
       });
-      timer = setTimeout(() => {
+      const timer = setTimeout(() => {
         finish(null, `no answer within ${this.options.timeoutMs} ms`);
         req.destroy();
       }, this.options.timeoutMs);
+      function finish(statusCode: number | null, error: string | null): void {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(result(statusCode, error));
+      }
       req.on('response', (res) => {
         finish(res.statusCode ?? null, null);
         let read = 0;
