@@ -7,17 +7,21 @@ import { createServices } from './services';
 import { buildGateway } from './api/server';
 import { VERSION } from './version';
 import { requireDatabaseUrl } from './db/database-url';
+import { DepositEventHub } from './api/subscriptions/deposit-event-hub';
 
 /** Gateway process: REST /v1, GraphQL and graphql-ws against DATABASE_URL. */
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger('gateway', config.LOG_LEVEL);
-  const orm = await openOrm({
-    databaseUrl: requireDatabaseUrl(config),
-    poolMax: config.DB_POOL_MAX,
-  });
+  const databaseUrl = requireDatabaseUrl(config);
+  const orm = await openOrm({ databaseUrl, poolMax: config.DB_POOL_MAX });
   const services = createServices(config, systemClock);
-  const app = await buildGateway({ orm, services, logger, version: VERSION });
+  const depositEvents = new DepositEventHub({
+    databaseUrl,
+    clock: systemClock,
+    log: logger.child({ component: 'deposit-events' }),
+  });
+  const app = await buildGateway({ orm, services, logger, version: VERSION, depositEvents });
   const address = await app.listen({ port: config.PORT, host: config.HOST });
   logger.info({ url: address, event: 'listening' }, `gateway listening on ${address}`);
 

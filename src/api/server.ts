@@ -32,6 +32,7 @@ import { withdrawalRoutes } from './rest/routes/withdrawals.route';
 import { sandboxRoutes } from './rest/routes/sandbox.route';
 import { validatorCompiler } from './validation';
 import { attachGraphQLWebSocket } from './ws';
+import type { DepositEventHub } from './subscriptions/deposit-event-hub';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -41,6 +42,8 @@ export interface GatewayOptions {
   services: Services;
   logger: Logger;
   version: string;
+  /** Live deposit events for graphql-ws subscriptions: started and stopped with the app. */
+  depositEvents?: DepositEventHub;
 }
 
 function isGraphQLRequest(request: FastifyRequest): boolean {
@@ -163,11 +166,24 @@ export async function buildGateway(options: GatewayOptions) {
   });
 
   let websocket: { close(): Promise<void> } | undefined;
+  const { depositEvents } = options;
   app.addHook('onReady', async () => {
-    websocket = attachGraphQLWebSocket({ server: app.server, schema, orm, services, log: app.log });
+    // Listening (and placed in the event stream) before the first subscriber can arrive.
+    await depositEvents?.start();
+    websocket = attachGraphQLWebSocket({
+      server: app.server,
+      schema,
+      orm,
+      services,
+      log: app.log,
+      depositEvents,
+    });
   });
   app.addHook('preClose', async () => {
     await websocket?.close();
+  });
+  app.addHook('onClose', async () => {
+    await depositEvents?.stop();
   });
 
   return app as unknown as FastifyInstance;

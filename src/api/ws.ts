@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
-import { GraphQLError, parse, validate, specifiedRules, type GraphQLSchema } from 'graphql';
+import { GraphQLError, specifiedRules, type GraphQLSchema } from 'graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../services';
@@ -9,9 +9,26 @@ import type { Principal } from '../services/auth.service';
 import { DomainError, ErrorCode } from '../domain/errors';
 import { formatGraphQLError } from './graphql/errors';
 import { queryLimitsRule } from './graphql/limits';
+import { DocumentCache } from './graphql/document-cache';
+import type { DepositEvents } from './subscriptions/deposit-event-hub';
 import { ulid } from 'ulid';
 
 type ConnectionExtra = Record<PropertyKey, unknown> & { principal?: Principal };
+
+/** Server pings every socket this often; one that has not answered by the next ping is dropped. */
+export const KEEP_ALIVE_MS = 30_000;
+/** How long a socket we close may take to answer the close frame before it is cut. */
+const CLOSE_GRACE_MS = 2_000;
+
+/**
+ * Closes with a code the client can read, then cuts the connection if it does not answer: a
+ * client that stopped reading never sees the close frame, and ws would wait 30 s for it.
+ */
+function closeThenTerminate(socket: WebSocket, code: number, reason: string): void {
+  if (socket.readyState === socket.CLOSED) return;
+  socket.close(code, reason.slice(0, 120));
+  setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
+}
 
 /**
  * graphql-ws on the gateway's HTTP server at `/graphql`. The client authenticates in
@@ -23,6 +40,8 @@ export function attachGraphQLWebSocket(options: {
   orm: MikroORM;
   services: Services;
   log: FastifyBaseLogger;
+  depositEvents?: DepositEvents;
+  keepAliveMs?: number;
 }): { close(): Promise<void> } {
   const wss = new WebSocketServer({
     server: options.server,
@@ -30,7 +49,10 @@ export function attachGraphQLWebSocket(options: {
     maxPayload: 64 * 1024,
   });
   const format = formatGraphQLError(options.log);
-  const rules = [...specifiedRules, queryLimitsRule()];
+  const documents = new DocumentCache(options.schema, [...specifiedRules, queryLimitsRule()], {
+    maxEntries: 500,
+    maxQueryLength: 4096,
+  });
 
   const disposable = useServer<Record<string, unknown>, ConnectionExtra>(
     {
@@ -54,17 +76,11 @@ export function attachGraphQLWebSocket(options: {
         }
       },
       onSubscribe: (_ctx, _id, payload) => {
-        let document;
-        try {
-          document = parse(payload.query);
-        } catch (error) {
-          return [error as GraphQLError];
-        }
-        const errors = validate(options.schema, document, rules);
-        if (errors.length > 0) return errors;
+        const checked = documents.check(payload.query);
+        if ('errors' in checked) return [...checked.errors];
         return {
           schema: options.schema,
-          document,
+          document: checked.document,
           operationName: payload.operationName,
           variableValues: payload.variables,
         };
@@ -74,26 +90,38 @@ export function attachGraphQLWebSocket(options: {
         principal: ctx.extra.principal,
         services: options.services,
         requestId: `ws_${ulid()}`,
+        depositEvents: options.depositEvents,
+        closeConnection: (code: number, reason: string) =>
+          closeThenTerminate(ctx.extra.socket, code, reason),
       }),
       onNext: (_ctx, _id, _payload, _args, result) =>
         'errors' in result && result.errors
           ? { ...result, errors: result.errors.map((e) => format(e.toJSON(), e) as GraphQLError) }
           : result,
       onError: (_ctx, _id, _payload, errors) =>
-        errors.map(
-          (e) =>
-            new GraphQLError(format(e.toJSON(), e).message, {
-              extensions: format(e.toJSON(), e).extensions,
-            }),
-        ),
+        errors.map((e) => {
+          // graphql-ws wraps what a subscription's stream threw; the domain error inside decides.
+          const cause = e.originalError instanceof DomainError ? e.originalError : e;
+          const formatted = format(e.toJSON(), cause);
+          return new GraphQLError(formatted.message, { extensions: formatted.extensions });
+        }),
     },
     wss,
+    options.keepAliveMs ?? KEEP_ALIVE_MS,
   );
 
   return {
     close: async () => {
-      await disposable.dispose();
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      // Sockets that do not answer the close frame (stopped reading) must not hold up shutdown.
+      const cut = setTimeout(() => {
+        for (const client of wss.clients) client.terminate();
+      }, CLOSE_GRACE_MS);
+      try {
+        await disposable.dispose();
+        await new Promise<void>((resolve) => wss.close(() => resolve()));
+      } finally {
+        clearTimeout(cut);
+      }
     },
   };
 }

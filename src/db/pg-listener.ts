@@ -7,6 +7,8 @@ export interface PgListenerOptions {
   onNotification: (channel: string, payload: string) => void;
   /** Called after every (re)connection: whatever was sent while disconnected is lost. */
   onConnected?: () => void;
+  /** Shown in pg_stat_activity, so operators (and tests) can tell this connection apart. */
+  applicationName?: string;
   log: Logger;
 }
 
@@ -36,7 +38,10 @@ export class PgListener {
   }
 
   private async connect(): Promise<void> {
-    const client = new Client({ connectionString: this.options.databaseUrl });
+    const client = new Client({
+      connectionString: this.options.databaseUrl,
+      application_name: this.options.applicationName,
+    });
     client.on('notification', (message) => {
       if (message.payload !== undefined) {
         this.options.onNotification(message.channel, message.payload);

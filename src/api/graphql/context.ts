@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../../services/auth.service';
 import type { Services } from '../../services';
+import type { DepositEvents } from '../subscriptions/deposit-event-hub';
 
 /** What every resolver receives: a fresh EntityManager, the caller, and the use cases. */
 export interface GraphQLContext {
@@ -8,4 +9,8 @@ export interface GraphQLContext {
   principal: Principal;
   services: Services;
   requestId: string;
+  /** Live deposit events; only over graphql-ws (subscriptions are not served over HTTP). */
+  depositEvents?: DepositEvents;
+  /** Closes the caller's websocket (a subscriber too slow to keep up); graphql-ws only. */
+  closeConnection?: (code: number, reason: string) => void;
 }

@@ -1,12 +1,14 @@
 import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
-import { buildSchema, type NonEmptyArray } from 'type-graphql';
+import { buildSchema, type NonEmptyArray, type PubSub } from 'type-graphql';
 import { MerchantResolver } from './resolvers/merchant.resolver';
 import { RateResolver } from './resolvers/rate.resolver';
 import { SandboxResolver } from './resolvers/sandbox.resolver';
 import { OnrampResolver } from './resolvers/onramp.resolver';
 import { DepositResolver } from './resolvers/deposit.resolver';
 import { WithdrawalResolver } from './resolvers/withdrawal.resolver';
+import { DepositSubscriptionResolver } from './resolvers/deposit-subscription.resolver';
+import { WebhookResolver } from './resolvers/webhook.resolver';
 import { clientSecretGuard } from './client-secret-guard';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -17,7 +19,23 @@ export const resolvers: NonEmptyArray<Function> = [
   OnrampResolver,
   DepositResolver,
   WithdrawalResolver,
+  DepositSubscriptionResolver,
+  WebhookResolver,
 ];
+
+/**
+ * type-graphql refuses a schema with subscriptions unless it has a PubSub. Ours take their
+ * events from `subscribe` functions (the deposit event hub, through the context), never from
+ * topics, so this one only satisfies the type and refuses to be used.
+ */
+const topicsUnused: PubSub = {
+  publish: () => {
+    throw new Error('Subscriptions here use subscribe functions, not PubSub topics');
+  },
+  subscribe: () => {
+    throw new Error('Subscriptions here use subscribe functions, not PubSub topics');
+  },
+};
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 export async function buildGraphQLSchema(extra: Function[] = []): Promise<GraphQLSchema> {
@@ -25,6 +43,7 @@ export async function buildGraphQLSchema(extra: Function[] = []): Promise<GraphQ
     resolvers: [...resolvers, ...extra] as NonEmptyArray<Function>, // eslint-disable-line @typescript-eslint/no-unsafe-function-type
     validate: false,
     globalMiddlewares: [clientSecretGuard],
+    pubSub: topicsUnused,
   });
 }
 

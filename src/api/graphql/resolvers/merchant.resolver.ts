@@ -1,6 +1,7 @@
 import { Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { BalanceType, MerchantType } from '../types/merchant.type';
+import { WebhookEndpointType } from '../types/webhook.type';
 
 @Resolver(() => MerchantType)
 export class MerchantResolver {
@@ -14,5 +15,17 @@ export class MerchantResolver {
     return BalanceType.from(
       await ctx.services.ledger.balance(ctx.em, merchant.id, merchant.createdAt),
     );
+  }
+
+  @FieldResolver(() => WebhookEndpointType, {
+    nullable: true,
+    description: 'Null until setWebhookEndpoint is called.',
+  })
+  async webhookEndpoint(
+    @Root() merchant: MerchantType,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<WebhookEndpointType | null> {
+    const endpoint = await ctx.services.webhookEndpoints.get(ctx.em, merchant.id);
+    return endpoint ? WebhookEndpointType.from(endpoint) : null;
   }
 }
