@@ -5,7 +5,7 @@ import { createLogger } from '../src/logger';
 import { openOrm } from '../src/db/orm';
 import { requireDatabaseUrl } from '../src/db/database-url';
 import { createServices } from '../src/services';
-import { backendName, createAgenda } from './agenda';
+import { backendName, connectAgenda } from './agenda';
 import { jobs } from './index';
 import { generateRatesJob } from './generate-rates.job';
 import { listenForDepositEvents } from './deposit-events';
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   for (const { chain, why } of services.chains.missing()) {
     log.warn({ chain }, `${chain} payouts wait: ${why}`);
   }
-  const agenda = createAgenda(config, databaseUrl, `jobs-${process.pid}`, log);
+  const agenda = await connectAgenda(config, databaseUrl, `jobs-${process.pid}`, log);
   // One pending job per key: asking again reschedules it to now instead of adding another.
   const enqueue: Enqueue = async (name, data, uniqueKey) => {
     const job = agenda.create(name, { ...data, uniqueKey });
