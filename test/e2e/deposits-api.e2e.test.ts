@@ -3,28 +3,7 @@ import { createTestDatabase } from '../support/db';
 import { createMerchant, eventually, onrampCli, startStack, type Stack } from '../support/stack';
 import { graphql, request } from '../support/http';
 import { balanceOnramp, freshRate } from '../support/onramps';
-
-/** Every field of the REST Deposit object (spec table + API.md), and nothing else. */
-const DEPOSIT_KEYS = [
-  'amount_asset',
-  'amount_ngn',
-  'asset',
-  'bank_reference',
-  'chain',
-  'created_at',
-  'deposit_id',
-  'failure_reason',
-  'flag_reason',
-  'merchant_id',
-  'onramp_id',
-  'payment_reference',
-  'rate_id',
-  'settled_at',
-  'status',
-  'tx_hash',
-  'updated_at',
-  'user_email',
-];
+import { DEPOSIT_KEYS } from '../support/rest-objects';
 
 const GQL_DEPOSIT = `id depositId onrampId merchantId paymentReference userEmail amountNgn
   bankReference rateId amountAsset asset chain txHash status failureReason flagReason createdAt

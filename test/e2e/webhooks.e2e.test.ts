@@ -11,40 +11,9 @@ import {
 import { createMerchant, eventually, onrampCli, startStack, type Stack } from '../support/stack';
 import { wsClient } from '../support/ws';
 import { sql } from '../support/sql';
+import { DEPOSIT_KEYS, WITHDRAWAL_KEYS } from '../support/rest-objects';
 import { verifyWebhook, WebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver';
 
-/** The spec's Deposit object: every `deposit.*` webhook carries exactly these fields. */
-const DEPOSIT_FIELDS = [
-  'amount_asset',
-  'amount_ngn',
-  'asset',
-  'bank_reference',
-  'chain',
-  'created_at',
-  'deposit_id',
-  'failure_reason',
-  'flag_reason',
-  'merchant_id',
-  'onramp_id',
-  'payment_reference',
-  'rate_id',
-  'settled_at',
-  'status',
-  'tx_hash',
-  'updated_at',
-  'user_email',
-];
-const WITHDRAWAL_FIELDS = [
-  'amount',
-  'asset',
-  'chain',
-  'created_at',
-  'destination_address',
-  'status',
-  'tx_hash',
-  'updated_at',
-  'withdrawal_id',
-];
 const EVENT_STATUS: Record<string, string> = {
   'deposit.created': 'PENDING_FX',
   'deposit.pending_withdrawal': 'PENDING_WITHDRAWAL',
@@ -150,7 +119,7 @@ describe('webhooks through the processes', () => {
     expect(Object.keys(envelope).sort()).toEqual(['created_at', 'data', 'event', 'event_id']);
     expect(envelope.event_id).toMatch(/^evt_[0-9a-f]{32}$/);
     expect(new Date(envelope.created_at).toISOString()).toBe(envelope.created_at);
-    const fields = envelope.event.startsWith('deposit.') ? DEPOSIT_FIELDS : WITHDRAWAL_FIELDS;
+    const fields = envelope.event.startsWith('deposit.') ? DEPOSIT_KEYS : WITHDRAWAL_KEYS;
     expect(Object.keys(envelope.data).sort()).toEqual(fields);
     expect(envelope.data.status).toBe(EVENT_STATUS[envelope.event]);
   }

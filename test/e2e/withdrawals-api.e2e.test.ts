@@ -5,19 +5,7 @@ import { createMerchant, eventually, startStack, type Stack } from '../support/s
 import { graphql, request, type HttpResponse } from '../support/http';
 import { balanceOnramp, freshRate, randomAddress, sandboxTransfer } from '../support/onramps';
 import { sql } from '../support/sql';
-
-/** Every field of the REST Withdrawal object (API.md), and nothing else. */
-const WITHDRAWAL_KEYS = [
-  'amount',
-  'asset',
-  'chain',
-  'created_at',
-  'destination_address',
-  'status',
-  'tx_hash',
-  'updated_at',
-  'withdrawal_id',
-];
+import { WITHDRAWAL_KEYS } from '../support/rest-objects';
 
 const GQL_WITHDRAWAL = `id withdrawalId amount asset chain destinationAddress status txHash
   createdAt updatedAt`;
