@@ -105,6 +105,8 @@ export const configSchema = z.object({
   WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt(25),
   /** After a secret rotation the previous secret also signs for this long. */
   WEBHOOK_SECRET_ROTATION_SECONDS: positiveInt(86_400),
+  /** How long a dashboard sign-in lasts. */
+  DASHBOARD_SESSION_SECONDS: positiveInt(12 * 60 * 60),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -32,6 +32,8 @@ import { withdrawalRoutes } from './rest/routes/withdrawals.route';
 import { sandboxRoutes } from './rest/routes/sandbox.route';
 import { validatorCompiler } from './validation';
 import { attachGraphQLWebSocket } from './ws';
+import { dashboardRoutes } from './dashboard/dashboard.route';
+import { cookieValue, SESSION_COOKIE } from './dashboard/cookies';
 import type { DepositEventHub } from './subscriptions/deposit-event-hub';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -92,11 +94,30 @@ export async function buildGateway(options: GatewayOptions) {
       ),
   );
 
+  /**
+   * A bearer key; or, for GraphQL only, the dashboard's session cookie together with its CSRF
+   * token (the cookie alone grants nothing: another site can make a browser send it, but
+   * cannot read the token).
+   */
+  const principalOf = async (request: FastifyRequest) => {
+    const session = cookieValue(request.headers, SESSION_COOKIE);
+    if (request.headers.authorization === undefined && session && isGraphQLRequest(request)) {
+      const csrf = request.headers['x-csrf-token'];
+      const resumed = await services.dashboardSessions.resume(
+        request.em,
+        session,
+        typeof csrf === 'string' ? csrf : '',
+      );
+      return resumed.principal;
+    }
+    return services.auth.authenticate(request.em, request.headers.authorization);
+  };
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     request.em = orm.em.fork();
     if (request.routeOptions.config?.public || !request.routeOptions.url) return;
-    request.principal = await services.auth.authenticate(request.em, request.headers.authorization);
+    request.principal = await principalOf(request);
     // Default deny: a client secret reaches only routes that allow it.
     if (request.principal.kind === 'client_secret' && !request.routeOptions.config?.clientSecret) {
       throw forbidden();
@@ -137,6 +158,7 @@ export async function buildGateway(options: GatewayOptions) {
   await app.register(withdrawalRoutes(services));
   // Registers nothing in production: /v1/sandbox/* answers 404 there.
   await app.register(sandboxRoutes(services));
+  await app.register(dashboardRoutes(services));
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () =>
     app.swagger(),
   );

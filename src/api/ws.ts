@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { GraphQLError, specifiedRules, type GraphQLSchema } from 'graphql';
@@ -10,6 +10,7 @@ import { DomainError, ErrorCode } from '../domain/errors';
 import { formatGraphQLError } from './graphql/errors';
 import { queryLimitsRule } from './graphql/limits';
 import { DocumentCache } from './graphql/document-cache';
+import { cookieValue, sameOrigin, SESSION_COOKIE } from './dashboard/cookies';
 import type { DepositEvents } from './subscriptions/deposit-event-hub';
 import { ulid } from 'ulid';
 
@@ -54,16 +55,37 @@ export function attachGraphQLWebSocket(options: {
     maxQueryLength: 4096,
   });
 
+  /**
+   * The dashboard's socket: its session cookie came with the upgrade request, and its CSRF
+   * token in `connectionParams`. A page on another site could make the browser send the
+   * cookie, so the Origin must be this host as well.
+   */
+  const dashboardPrincipal = async (request: IncomingMessage, csrf: string) => {
+    if (!sameOrigin(request.headers)) {
+      throw new DomainError(ErrorCode.Unauthorized, 'Cross-site dashboard socket refused');
+    }
+    const session = await options.services.dashboardSessions.resume(
+      options.orm.em.fork(),
+      cookieValue(request.headers, SESSION_COOKIE),
+      csrf,
+    );
+    return session.principal;
+  };
+
   const disposable = useServer<Record<string, unknown>, ConnectionExtra>(
     {
       schema: options.schema,
       onConnect: async (ctx) => {
         const header = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
+        const csrf = ctx.connectionParams?.csrfToken;
         try {
-          ctx.extra.principal = await options.services.auth.authenticate(
-            options.orm.em.fork(),
-            typeof header === 'string' ? header : undefined,
-          );
+          ctx.extra.principal =
+            header === undefined && typeof csrf === 'string'
+              ? await dashboardPrincipal(ctx.extra.request, csrf)
+              : await options.services.auth.authenticate(
+                  options.orm.em.fork(),
+                  typeof header === 'string' ? header : undefined,
+                );
           return true;
         } catch (error) {
           if (error instanceof DomainError && error.code === ErrorCode.Unauthorized) {

@@ -1,7 +1,7 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { afterCursor, NEWEST_FIRST } from '../db/keyset';
 import { Deposit } from '../db/entities/deposit.entity';
-import { DomainError, ErrorCode } from '../domain/errors';
+import { DomainError, ErrorCode, invalidParameter } from '../domain/errors';
 import type { DepositFilter } from '../domain/deposit-filter';
 import type { Cursor } from '../domain/pagination';
 
@@ -61,4 +61,53 @@ export class DepositQueryService {
     ]);
     return { deposits: rows.slice(0, limit), total, hasMore: rows.length > limit };
   }
+
+  /** Each status entry of a deposit, oldest first (from the outbox). */
+  async statusHistory(
+    em: EntityManager,
+    depositId: string,
+  ): Promise<Array<{ status: string; event: string; at: Date }>> {
+    const rows = await em
+      .getConnection()
+      .execute<Array<{ status: string; kind: string; created_at: string }>>(
+        'select status, kind, created_at from events where deposit_id = ? order by seq',
+        [depositId],
+      );
+    return rows.map((r) => ({ status: r.status, event: r.kind, at: new Date(r.created_at) }));
+  }
+
+  /**
+   * USD (amount_asset) of the merchant's SETTLED deposits per Africa/Lagos day of settlement,
+   * for the `days` days up to and including `today`, oldest first, empty days included.
+   */
+  async settledVolume(
+    em: EntityManager,
+    merchantId: string,
+    today: string,
+    days: number,
+  ): Promise<Array<{ day: string; usd: string; count: number }>> {
+    if (!Number.isInteger(days) || days < 1 || days > MAX_VOLUME_DAYS) {
+      throw invalidParameter('days', `must be an integer from 1 to ${MAX_VOLUME_DAYS}`);
+    }
+    const rows = await em
+      .getConnection()
+      .execute<Array<{ day: string; usd: string; count: number }>>(
+        `with days as (
+         select generate_series(?::date - (? - 1), ?::date, interval '1 day')::date as day
+       )
+       select to_char(days.day, 'YYYY-MM-DD') as day,
+              coalesce(sum(d.amount_asset), 0)::numeric(26, 6)::text as usd,
+              count(d.id)::int as count
+         from days
+         left join deposits d
+           on d.merchant_id = ? and d.status = 'SETTLED'
+          and (d.settled_at at time zone 'Africa/Lagos')::date = days.day
+        group by days.day
+        order by days.day`,
+        [today, days, today, merchantId],
+      );
+    return rows.map((r) => ({ day: r.day, usd: r.usd, count: Number(r.count) }));
+  }
 }
+
+export const MAX_VOLUME_DAYS = 366;

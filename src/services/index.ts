@@ -28,6 +28,7 @@ import { WithdrawalService } from './withdrawal.service';
 import { WebhookEndpointService } from './webhook-endpoint.service';
 import { WebhookDeliveryService, type WebhookSender } from './webhook-delivery.service';
 import { WebhookLogService } from './webhook-log.service';
+import { DashboardSessionService } from './dashboard-session.service';
 import { HttpWebhookSender, resolvesToPublicOnly } from '../adapters/webhook/webhook-sender';
 import { webhookEnvelope } from '../api/webhooks/envelope';
 import { VERSION } from '../version';
@@ -58,6 +59,7 @@ export interface Services {
   webhookEndpoints: WebhookEndpointService;
   webhookDeliveries: WebhookDeliveryService;
   webhookLog: WebhookLogService;
+  dashboardSessions: DashboardSessionService;
 }
 
 export interface ServiceAdapters {
@@ -100,6 +102,7 @@ export function createServices(
     systemDailyUsd: dec(config.SYSTEM_DAILY_LIMIT_USD),
   };
   const sandboxEnv = config.ONRAMP_ENV === 'sandbox';
+  const auth = new AuthService(environmentOf(config));
   const chains = adapters.chains ?? chainRegistryFromConfig(config);
   const chainHealth = new ChainHealthService(clock, chains, sandboxEnv);
   const payouts = new PayoutService(
@@ -118,7 +121,7 @@ export function createServices(
   return {
     clock,
     config,
-    auth: new AuthService(environmentOf(config)),
+    auth,
     health: new HealthService(),
     merchants: new MerchantService(clock),
     rates,
@@ -170,5 +173,10 @@ export function createServices(
       { leaseMs: config.WEBHOOK_TIMEOUT_MS + 45_000 },
     ),
     webhookLog: new WebhookLogService(clock),
+    dashboardSessions: new DashboardSessionService(
+      clock,
+      auth,
+      config.DASHBOARD_SESSION_SECONDS,
+    ),
   };
 }

@@ -3,6 +3,7 @@ import { Migration20261122000200_onramps } from './Migration20261122000200_onram
 import { Migration20261122000300_deposits } from './Migration20261122000300_deposits';
 import { Migration20261122000400_payouts } from './Migration20261122000400_payouts';
 import { Migration20261122000500_webhooks } from './Migration20261122000500_webhooks';
+import { Migration20261122000600_dashboard_sessions } from './Migration20261122000600_dashboard_sessions';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
@@ -11,4 +12,8 @@ export const migrationsList = [
   { name: 'Migration20261122000300_deposits', class: Migration20261122000300_deposits },
   { name: 'Migration20261122000400_payouts', class: Migration20261122000400_payouts },
   { name: 'Migration20261122000500_webhooks', class: Migration20261122000500_webhooks },
+  {
+    name: 'Migration20261122000600_dashboard_sessions',
+    class: Migration20261122000600_dashboard_sessions,
+  },
 ];

@@ -1,6 +1,13 @@
-import { Arg, Ctx, ID, Int, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import { assertCanReadOnramp, depositListScope } from '../../../services/auth.service';
+import {
+  assertCanReadOnramp,
+  depositListScope,
+  requireSecretKey,
+} from '../../../services/auth.service';
+import { lagosDay } from '../../../domain/lagos-day';
+import { DepositStatusChangeType, SettledVolumeDayType } from '../types/dashboard.type';
+import { DepositStatusEnum } from '../types/deposit.type';
 import { parseDepositFilter } from '../../../domain/deposit-filter';
 import { decodeCursor, encodeCursor, parseFirst } from '../../../domain/pagination';
 import { connectionOf } from '../types/connection';
@@ -56,5 +63,40 @@ export class DepositResolver {
       ),
       totalCount: page.total,
     });
+  }
+
+  @FieldResolver(() => [DepositStatusChangeType], {
+    description: 'Every status the deposit entered, oldest first.',
+  })
+  async statusHistory(
+    @Root() deposit: DepositNode,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<DepositStatusChangeType[]> {
+    const history = await ctx.services.deposits.statusHistory(ctx.em, deposit.id);
+    return history.map((h) =>
+      Object.assign(new DepositStatusChangeType(), {
+        status: h.status as DepositStatusEnum,
+        event: h.event,
+        at: h.at,
+      }),
+    );
+  }
+
+  @Query(() => [SettledVolumeDayType], {
+    description:
+      'USD of your SETTLED deposits per Africa/Lagos day, the last `days` days (default 14), oldest first.',
+  })
+  async settledVolume(
+    @Arg('days', () => Int, { nullable: true }) days: number | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<SettledVolumeDayType[]> {
+    const { merchantId } = requireSecretKey(ctx.principal);
+    const rows = await ctx.services.deposits.settledVolume(
+      ctx.em,
+      merchantId,
+      lagosDay(ctx.services.clock.now()),
+      days ?? 14,
+    );
+    return rows.map((r) => Object.assign(new SettledVolumeDayType(), r));
   }
 }
