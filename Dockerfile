@@ -13,6 +13,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
 COPY jobs ./jobs
+COPY dashboard ./dashboard
 RUN npm run build
 
 # --- runtime: production dependencies and compiled output only ---

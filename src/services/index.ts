@@ -173,10 +173,6 @@ export function createServices(
       { leaseMs: config.WEBHOOK_TIMEOUT_MS + 45_000 },
     ),
     webhookLog: new WebhookLogService(clock),
-    dashboardSessions: new DashboardSessionService(
-      clock,
-      auth,
-      config.DASHBOARD_SESSION_SECONDS,
-    ),
+    dashboardSessions: new DashboardSessionService(clock, auth, config.DASHBOARD_SESSION_SECONDS),
   };
 }

@@ -1,0 +1,268 @@
+// Webhooks section: the endpoint URL, its signing secret (masked until revealed; rotation), and
+// the delivery log with a Replay button per delivery.
+
+import { gql } from './api.js';
+import { busy, byId, h, Messages, setText, syncRows } from './dom.js';
+import { formatTime, orDash } from './format.js';
+import type { WebhookEndpoint } from './balance.js';
+
+interface Attempt {
+  number: number;
+  statusCode: number | null;
+  error: string | null;
+  latencyMs: number;
+  attemptedAt: string;
+}
+
+interface Delivery {
+  id: string;
+  eventId: string;
+  event: string;
+  status: string;
+  attemptCount: number;
+  lastStatusCode: number | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  replay: boolean;
+  attempts: Attempt[];
+}
+
+const ENDPOINT_FIELDS = 'url secret enabled createdAt';
+const DELIVERY_FIELDS = `id eventId event status attemptCount lastStatusCode nextAttemptAt createdAt replay
+  attempts { number statusCode error latencyMs attemptedAt }`;
+
+const SET_ENDPOINT = `mutation DashboardSetWebhookEndpoint($url: String!) {
+  setWebhookEndpoint(url: $url) { ${ENDPOINT_FIELDS} }
+}`;
+const ROTATE_SECRET = `mutation DashboardRotateWebhookSecret {
+  rotateWebhookSecret { ${ENDPOINT_FIELDS} }
+}`;
+const DELIVERIES_QUERY = `query DashboardWebhookDeliveries($first: Int) {
+  webhookDeliveries(first: $first) { edges { node { ${DELIVERY_FIELDS} } } }
+}`;
+const REPLAY = `mutation DashboardReplayWebhookEvent($eventId: ID!) {
+  replayWebhookEvent(eventId: $eventId) { ${DELIVERY_FIELDS} }
+}`;
+
+const PAGE_SIZE = 20;
+const MASK = '••••••••••••••••';
+
+const TONES: Record<string, string> = { SUCCEEDED: 'ok', PENDING: 'info', FAILED: 'bad' };
+
+export class WebhooksSection {
+  private readonly messages = Messages.of('webhooks');
+  private readonly form = byId<HTMLFormElement>('webhook-form');
+  private readonly url = byId<HTMLInputElement>('webhook-url');
+  private readonly secret = byId('webhook-secret');
+  private readonly state = byId('webhook-state');
+  private readonly reveal = byId<HTMLButtonElement>('webhook-reveal');
+  private readonly hide = byId<HTMLButtonElement>('webhook-hide');
+  private readonly rotate = byId<HTMLButtonElement>('webhook-rotate');
+  private readonly refreshButton = byId<HTMLButtonElement>('deliveries-refresh');
+  private readonly tbody = byId<HTMLTableElement>('deliveries-table').tBodies[0];
+  private readonly empty = byId('deliveries-empty');
+  private endpoint: WebhookEndpoint | null = null;
+  private revealed = false;
+  private deliveries: Delivery[] = [];
+  private loadSeq = 0;
+
+  constructor() {
+    this.form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const button = this.form.querySelector<HTMLButtonElement>('button[type="submit"]');
+      if (button) void busy(button, () => this.save());
+    });
+    this.reveal.addEventListener('click', () => {
+      // Idempotent (stays visible): revealing again after a rotation shows the new secret.
+      this.revealed = true;
+      this.renderSecret();
+    });
+    this.hide.addEventListener('click', () => {
+      this.revealed = false;
+      this.renderSecret();
+      this.reveal.focus();
+    });
+    this.rotate.addEventListener('click', () => void busy(this.rotate, () => this.rotateSecret()));
+    this.refreshButton.addEventListener(
+      'click',
+      () => void busy(this.refreshButton, () => this.loadDeliveries(true)),
+    );
+  }
+
+  /** The endpoint as read with the merchant (null until one is set). */
+  setEndpoint(endpoint: WebhookEndpoint | null, fillInput = false): void {
+    const first = this.endpoint === null;
+    this.endpoint = endpoint;
+    // Do not overwrite what the user is typing; fill the field on first load.
+    if (endpoint && (fillInput || first) && document.activeElement !== this.url) {
+      this.url.value = endpoint.url;
+    }
+    if (!endpoint) setText(this.state, 'Not configured');
+    else setText(this.state, endpoint.enabled ? 'Enabled' : 'Disabled (410 Gone)');
+    this.state.classList.toggle('badge-live', !!endpoint?.enabled);
+    this.reveal.disabled = !endpoint;
+    this.rotate.disabled = !endpoint;
+    this.renderSecret();
+  }
+
+  async loadDeliveries(announce = false): Promise<void> {
+    const seq = ++this.loadSeq;
+    try {
+      const data = await gql<{ webhookDeliveries: { edges: { node: Delivery }[] } }>(
+        DELIVERIES_QUERY,
+        { first: PAGE_SIZE },
+      );
+      if (seq !== this.loadSeq) return;
+      this.deliveries = data.webhookDeliveries.edges.map((edge) => edge.node);
+      this.renderDeliveries();
+      if (announce) this.messages.info(`Deliveries refreshed (${this.deliveries.length} shown).`);
+    } catch (error) {
+      this.messages.error(error);
+    }
+  }
+
+  reset(): void {
+    this.endpoint = null;
+    this.revealed = false;
+    this.deliveries = [];
+    this.loadSeq++;
+    this.url.value = '';
+    this.setEndpoint(null);
+    this.renderDeliveries();
+    this.messages.clear();
+  }
+
+  private async save(): Promise<void> {
+    const url = this.url.value.trim();
+    if (!url) {
+      this.messages.error('Enter the webhook URL.');
+      this.url.focus();
+      return;
+    }
+    try {
+      const { setWebhookEndpoint } = await gql<{ setWebhookEndpoint: WebhookEndpoint }>(
+        SET_ENDPOINT,
+        { url },
+      );
+      this.setEndpoint(setWebhookEndpoint, true);
+      this.messages.info(`Webhook endpoint saved: ${setWebhookEndpoint.url}`);
+    } catch (error) {
+      this.messages.error(error);
+    }
+  }
+
+  private async rotateSecret(): Promise<void> {
+    try {
+      const { rotateWebhookSecret } = await gql<{ rotateWebhookSecret: WebhookEndpoint }>(
+        ROTATE_SECRET,
+      );
+      this.setEndpoint(rotateWebhookSecret);
+      this.messages.info(
+        'Signing secret rotated. The previous secret keeps signing (too) for 24 hours.',
+      );
+    } catch (error) {
+      this.messages.error(error);
+    }
+  }
+
+  private async replay(delivery: Delivery, button: HTMLButtonElement): Promise<void> {
+    await busy(button, async () => {
+      try {
+        const { replayWebhookEvent } = await gql<{ replayWebhookEvent: Delivery }>(REPLAY, {
+          eventId: delivery.eventId,
+        });
+        this.deliveries = [
+          replayWebhookEvent,
+          ...this.deliveries.filter((d) => d.id !== replayWebhookEvent.id),
+        ];
+        this.renderDeliveries();
+        this.messages.info(
+          `Replayed ${delivery.event} (${delivery.eventId}) as delivery ${replayWebhookEvent.id}.`,
+        );
+      } catch (error) {
+        this.messages.error(error);
+      }
+    });
+  }
+
+  private renderSecret(): void {
+    const secret = this.endpoint?.secret;
+    const show = this.revealed && !!secret;
+    // The secret is only in the DOM while revealed.
+    setText(this.secret, secret ? (show ? secret : MASK) : '—');
+    this.secret.dataset.revealed = String(show);
+    this.hide.hidden = !show;
+  }
+
+  private renderDeliveries(): void {
+    syncRows(
+      this.tbody,
+      this.deliveries,
+      (d) => d.id,
+      'data-delivery-id',
+      (d) => {
+        const replay = h('button', { type: 'button', class: 'btn btn-small' }, 'Replay');
+        const row = h(
+          'tr',
+          {},
+          h('td', { class: 'mono' }),
+          h('td', {}, h('span', { class: 'pill' })),
+          h('td'),
+          h('td', { class: 'num' }),
+          h('td'),
+          h('td'),
+          h('td', {}, replay),
+        );
+        replay.addEventListener('click', () => {
+          const current = this.deliveries.find((x) => x.id === row.dataset.deliveryId) ?? d;
+          void this.replay(current, replay);
+        });
+        this.fillDelivery(row, d);
+        return row;
+      },
+      (row, d) => this.fillDelivery(row, d),
+    );
+    this.empty.hidden = this.deliveries.length > 0;
+  }
+
+  private fillDelivery(row: HTMLTableRowElement, d: Delivery): void {
+    const cells = row.cells;
+    setText(cells[0], d.replay ? `${d.event} (replay)` : d.event);
+    cells[0].title = `Event ${d.eventId}`;
+    const status = cells[1].firstElementChild as HTMLElement;
+    setText(status, d.status);
+    status.dataset.tone = TONES[d.status] ?? 'info';
+    // Attempts: the count, with every attempt in a disclosure.
+    const attempts = cells[2];
+    const signature = `${d.attemptCount}:${d.attempts.length}`;
+    if (attempts.dataset.signature !== signature) {
+      attempts.dataset.signature = signature;
+      const wasOpen = attempts.querySelector('details')?.open ?? false;
+      attempts.replaceChildren(
+        d.attempts.length
+          ? h(
+              'details',
+              { class: 'attempts', open: wasOpen },
+              h('summary', {}, String(d.attemptCount)),
+              h(
+                'ol',
+                {},
+                ...d.attempts.map((a) =>
+                  h(
+                    'li',
+                    {},
+                    `#${a.number} ${formatTime(a.attemptedAt)}: ` +
+                      `${a.statusCode ?? 'no response'}` +
+                      `${a.error ? ` (${a.error})` : ''}, ${a.latencyMs} ms`,
+                  ),
+                ),
+              ),
+            )
+          : String(d.attemptCount),
+      );
+    }
+    setText(cells[3], orDash(d.lastStatusCode));
+    setText(cells[4], d.nextAttemptAt ? formatTime(d.nextAttemptAt) : '—');
+    setText(cells[5], formatTime(d.createdAt));
+  }
+}
