@@ -212,6 +212,7 @@ async function main(): Promise<void> {
   say(`  WebSocket  ${url.replace(/^http/, 'ws')}/graphql   (graphql-ws)`);
   say(`  OpenAPI    ${url}/v1/openapi.json`);
   say(`  Health     ${url}/health`);
+  say(`  Dashboard  ${url}/dashboard   (sign in with the API key below)`);
   if (credentials) {
     say(`  Merchant   ${credentials.merchant_id}`);
     say(`  API key    ${credentials.api_key}`);
