@@ -8,6 +8,7 @@ import { sandboxAutoDepositsJob } from './sandbox-auto-deposits.job';
 import { sendPayoutJob } from './send-payout.job';
 import { processPayoutsJob } from './process-payouts.job';
 import { deliverWebhooksJob } from './deliver-webhooks.job';
+import { pruneDashboardSessionsJob } from './prune-dashboard-sessions.job';
 import type { JobDefinition } from './job';
 
 export const jobs: JobDefinition[] = [
@@ -21,4 +22,5 @@ export const jobs: JobDefinition[] = [
   sendPayoutJob,
   processPayoutsJob,
   deliverWebhooksJob,
+  pruneDashboardSessionsJob,
 ];

@@ -110,6 +110,18 @@ export class DashboardSessionService {
       ]);
   }
 
+  /** Deletes sessions that ended (expired or signed out) more than a day ago. */
+  async prune(em: EntityManager): Promise<number> {
+    const cutoff = new Date(this.clock.now().getTime() - 24 * 60 * 60 * 1000);
+    const rows = await em.getConnection().execute<Array<{ token_hash: string }>>(
+      `delete from dashboard_sessions
+        where expires_at < ? or signed_out_at < ?
+        returning token_hash`,
+      [cutoff, cutoff],
+    );
+    return rows.length;
+  }
+
   private async merchantOf(em: EntityManager, merchantId: string) {
     const [row] = await em
       .getConnection()
