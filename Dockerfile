@@ -29,5 +29,6 @@ COPY contracts/artifacts ./contracts/artifacts
 # Inside a container the gateway must listen on all interfaces, not on loopback (the default).
 ENV HOST=0.0.0.0 PORT=4000
 USER node
-EXPOSE 4000
+# 4000: the gateway; 4001: the job runner's /health and /metrics (JOBS_PORT).
+EXPOSE 4000 4001
 CMD ["node", "dist/src/gateway.js"]

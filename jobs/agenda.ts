@@ -1,8 +1,9 @@
 import { Agenda } from 'agenda';
 import { PostgresBackend } from '@agendajs/postgres-backend';
 import { MongoBackend } from '@agendajs/mongo-backend';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import type { Logger } from 'pino';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../src/config';
 
 /**
@@ -10,27 +11,42 @@ import type { Config } from '../src/config';
  * layout, when AGENDA_MONGODB_URL is set. The database stays the source of truth either way:
  * Agenda jobs only trigger work that the services can always re-derive.
  */
+/** Agenda and the PostgreSQL pool we gave it (none with MongoDB), to end after a drain. */
+export interface AgendaStore {
+  agenda: Agenda;
+  close(): Promise<void>;
+}
+
 export function createAgenda(
   config: Config,
   databaseUrl: string,
   name: string,
   log: Logger,
-): Agenda {
-  const backend = config.AGENDA_MONGODB_URL
-    ? new MongoBackend({ address: config.AGENDA_MONGODB_URL })
-    : new PostgresBackend({ connectionString: databaseUrl, tableName: 'agenda_jobs' });
+): AgendaStore {
+  let pool: Pool | undefined;
+  if (!config.AGENDA_MONGODB_URL) {
+    // Our own pool, because the backend's has no 'error' listener: a database restart would
+    // otherwise throw an unhandled error and kill the runner. Idle clients that die are
+    // logged and replaced on next use.
+    pool = new Pool({ connectionString: databaseUrl, application_name: 'onramp-agenda' });
+    pool.on('error', (error) => log.warn({ err: error }, 'agenda database connection lost'));
+  }
+  const backend = pool
+    ? new PostgresBackend({ pool, tableName: 'agenda_jobs' })
+    : new MongoBackend({ address: config.AGENDA_MONGODB_URL! });
   // The LISTEN connection reconnects by itself after a database restart; its errors are logged,
   // not left unhandled (which would crash the process).
   backend.notificationChannel?.on('error', (error: Error) =>
     log.warn({ err: error }, 'agenda notification channel error'),
   );
-  return new Agenda({
+  const agenda = new Agenda({
     backend,
     name,
     processEvery: config.JOB_POLL_MS,
     maxConcurrency: 50,
     defaultConcurrency: 10,
   });
+  return { agenda, close: async () => pool?.end().catch(() => undefined) };
 }
 
 export function backendName(config: Config): 'mongodb' | 'postgres' {
@@ -51,11 +67,11 @@ export async function connectAgenda(
   databaseUrl: string,
   name: string,
   log: Logger,
-): Promise<Agenda> {
+): Promise<AgendaStore> {
   if (config.AGENDA_MONGODB_URL) {
-    const agenda = createAgenda(config, databaseUrl, name, log);
-    await agenda.ready;
-    return agenda;
+    const store = createAgenda(config, databaseUrl, name, log);
+    await store.agenda.ready;
+    return store;
   }
   const client = new Client({
     connectionString: databaseUrl,
@@ -64,14 +80,57 @@ export async function connectAgenda(
   await client.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [AGENDA_CONNECT_LOCK]);
-    const agenda = createAgenda(config, databaseUrl, name, log);
-    await agenda.ready;
-    return agenda;
+    const store = createAgenda(config, databaseUrl, name, log);
+    await store.agenda.ready;
+    return store;
   } finally {
     // Ending the session releases the lock even if the unlock fails.
     await client
       .query('select pg_advisory_unlock($1)', [AGENDA_CONNECT_LOCK])
       .catch(() => undefined);
     await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * After `drain()` nothing runs in this runner, yet jobs it had locked for later (Agenda locks a
+ * batch ahead) would stay locked for their lock lifetime. Unlocks them so other runners take
+ * them now. PostgreSQL store only: with MongoDB they wait for their lock lifetime.
+ */
+export async function releaseQueuedJobs(
+  orm: MikroORM,
+  config: Config,
+  name: string,
+): Promise<number> {
+  if (config.AGENDA_MONGODB_URL) return 0;
+  const rows = await orm.em.getConnection().execute<Array<{ id: string }>>(
+    `update agenda_jobs set locked_at = null
+      where locked_at is not null and last_modified_by = ?
+      returning id`,
+    [name],
+  );
+  return rows.length;
+}
+
+/**
+ * `agenda.drain()`, but done as soon as no job is running. Agenda's drain checks for the end
+ * one tick after each job's 'complete' event, while the job leaves its running list only
+ * after some more awaits; the last job's end can then go unnoticed and drain waits for its
+ * full timeout. Polling the running count closes that gap.
+ */
+export async function drainAgenda(agenda: Agenda, timeoutMs: number): Promise<void> {
+  const finished = new AbortController();
+  const poll = setInterval(() => {
+    agenda
+      .getRunningStats()
+      .then((stats) => {
+        if (stats.runningJobs === 0) finished.abort();
+      })
+      .catch(() => finished.abort());
+  }, 100);
+  try {
+    await agenda.drain({ timeout: timeoutMs, signal: finished.signal });
+  } finally {
+    clearInterval(poll);
   }
 }

@@ -5,29 +5,54 @@ import { createLogger } from '../src/logger';
 import { openOrm } from '../src/db/orm';
 import { requireDatabaseUrl } from '../src/db/database-url';
 import { createServices } from '../src/services';
-import { backendName, connectAgenda } from './agenda';
+import { backendName, connectAgenda, drainAgenda, releaseQueuedJobs } from './agenda';
 import { jobs } from './index';
 import { generateRatesJob } from './generate-rates.job';
 import { listenForDepositEvents } from './deposit-events';
 import type { Enqueue, JobDeps } from './job';
 import { WebhookDispatcher } from './webhook-dispatcher';
+import { exitGracefullyOnSignals } from '../src/shutdown';
+import { createJobRunnerMetrics } from '../src/metrics/job-runner-metrics';
+import { serveRunnerHttp } from './runner-http';
 
 const DEFAULT_LOCK_LIFETIME_MS = 30_000;
 
-/** Job-runner process: Agenda workers, no HTTP. Any number of runners may share one database. */
+/**
+ * Job-runner process: Agenda workers; HTTP only for health and metrics (JOBS_PORT). Any number
+ * of runners may share one database.
+ */
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const log = createLogger('jobs', config.LOG_LEVEL);
   const databaseUrl = requireDatabaseUrl(config);
   const orm = await openOrm({ databaseUrl, poolMax: config.DB_POOL_MAX });
+  const metrics = createJobRunnerMetrics({
+    orm,
+    log,
+    config,
+    jobNames: jobs.map((job) => job.name),
+    configuredChains: () => services.chains.configured().map((gateway) => gateway.chain),
+  });
   const services = createServices(config, systemClock, {
     onBlocklistError: (error) =>
       log.error({ err: error }, 'risk blocklist file unreadable; keeping the last good list'),
+    onDepositSettled: metrics.observeSettlement,
+  });
+  // Health and metrics first: a port already taken stops start-up before any job is taken.
+  const http = await serveRunnerHttp({
+    host: config.HOST,
+    port: config.JOBS_PORT,
+    orm,
+    health: services.health,
+    registry: metrics.registry,
+    log,
   });
   for (const { chain, why } of services.chains.missing()) {
     log.warn({ chain }, `${chain} payouts wait: ${why}`);
   }
-  const agenda = await connectAgenda(config, databaseUrl, `jobs-${process.pid}`, log);
+  const agendaName = `jobs-${process.pid}`;
+  const agendaStore = await connectAgenda(config, databaseUrl, agendaName, log);
+  const { agenda } = agendaStore;
   // One pending job per key: asking again reschedules it to now instead of adding another.
   const enqueue: Enqueue = async (name, data, uniqueKey) => {
     const job = agenda.create(name, { ...data, uniqueKey });
@@ -43,6 +68,7 @@ async function main(): Promise<void> {
       perEndpoint: config.WEBHOOK_ENDPOINT_CONCURRENCY,
     },
     log,
+    metrics.observeWebhookAttempt,
   );
   const deps: JobDeps = { orm, services, log, enqueue, webhooks };
   const enabled = jobs.filter((job) => job.enabled?.(deps) ?? true);
@@ -65,6 +91,9 @@ async function main(): Promise<void> {
   agenda.on('fail', (error: Error, job: { attrs: { name: string } }) =>
     log.error({ err: error, job: job.attrs.name }, 'job failed'),
   );
+  // Agenda reports its own trouble (a lost database, say) as 'error'; unheard, it would crash
+  // the runner instead of letting it retry when the database is back.
+  agenda.on('error', (error: Error) => log.warn({ err: error }, 'agenda error'));
 
   await agenda.start();
   for (const job of enabled) {
@@ -77,25 +106,29 @@ async function main(): Promise<void> {
   // A fresh deployment gets its first rate at once, not one interval later.
   await agenda.now(generateRatesJob.name);
   log.info(
-    { event: 'ready', backend: backendName(config), jobs: enabled.map((j) => j.name) },
+    {
+      event: 'ready',
+      backend: backendName(config),
+      jobs: enabled.map((j) => j.name),
+      metrics_url: `${http.url}/metrics`,
+    },
     'job runner ready',
   );
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'job runner stopping');
+  exitGracefullyOnSignals(log, 'job runner', config.SHUTDOWN_TIMEOUT_MS, async () => {
+    // No new triggers; then Agenda stops picking jobs and waits for the running ones, and the
+    // jobs it had locked but not started are handed back to the other runners at once.
     await depositEvents.stop();
-    // Lets running jobs finish and unlocks the rest for other runners.
-    await agenda.stop();
-    // Attempts in flight finish and are recorded; nothing new is claimed.
+    await drainAgenda(agenda, Math.max(1_000, config.SHUTDOWN_TIMEOUT_MS - 5_000));
+    const released = await releaseQueuedJobs(orm, config, agendaName);
+    log.info({ released }, 'queued jobs handed back to other runners');
+    // Webhook attempts in flight finish and are recorded; nothing new is claimed.
     await webhooks.stop();
+    await agendaStore.close();
+    // Health and metrics answer until the end of the drain.
+    await http.close();
     await orm.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  });
 }
 
 main().catch((error) => {

@@ -1,5 +1,7 @@
+import { performance } from 'node:perf_hooks';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import type { WebhookAttemptObserver } from '../src/metrics/webhooks';
 import type {
   ClaimedDelivery,
   WebhookDeliveryService,
@@ -31,6 +33,8 @@ export class WebhookDispatcher {
     private readonly deliveries: WebhookDeliveryService,
     private readonly limits: DispatcherLimits,
     private readonly log: Logger,
+    /** Told the outcome and duration of every attempt (metrics). */
+    private readonly observe?: WebhookAttemptObserver,
   ) {}
 
   /** Claims due deliveries now; resolves when this round's claims are made (not sent). */
@@ -73,9 +77,11 @@ export class WebhookDispatcher {
     const merchant = delivery.merchantId;
     this.inFlight.set(merchant, (this.inFlight.get(merchant) ?? 0) + 1);
     this.total += 1;
+    const started = performance.now();
     this.deliveries
       .attempt(this.orm.em.fork(), delivery)
       .then((outcome) => {
+        this.observe?.(outcome.kind, (performance.now() - started) / 1000);
         if (outcome.kind === 'lease_lost') {
           this.log.warn({ deliveryId: delivery.id }, 'webhook delivery lease lost');
         }

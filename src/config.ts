@@ -24,6 +24,8 @@ const optionalAddress = z
 export const configSchema = z.object({
   ONRAMP_ENV: z.enum(['sandbox', 'production']).default('sandbox'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  /** The job runner's HTTP port (GET /health and /metrics only), on HOST. 0: any free port. */
+  JOBS_PORT: z.coerce.number().int().min(0).max(65535).default(4001),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z
     .string()
@@ -107,6 +109,8 @@ export const configSchema = z.object({
   WEBHOOK_SECRET_ROTATION_SECONDS: positiveInt(86_400),
   /** How long a dashboard sign-in lasts. */
   DASHBOARD_SESSION_SECONDS: positiveInt(12 * 60 * 60),
+  /** On SIGTERM, how long in-flight requests, jobs and webhook attempts may take to finish. */
+  SHUTDOWN_TIMEOUT_MS: positiveInt(25_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -6,6 +6,7 @@ import { openOrm } from './db/orm';
 import { createServices } from './services';
 import { buildGateway } from './api/server';
 import { VERSION } from './version';
+import { exitGracefullyOnSignals } from './shutdown';
 import { requireDatabaseUrl } from './db/database-url';
 import { DepositEventHub } from './api/subscriptions/deposit-event-hub';
 
@@ -25,17 +26,11 @@ async function main(): Promise<void> {
   const address = await app.listen({ port: config.PORT, host: config.HOST });
   logger.info({ url: address, event: 'listening' }, `gateway listening on ${address}`);
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'gateway stopping');
+  exitGracefullyOnSignals(logger, 'gateway', config.SHUTDOWN_TIMEOUT_MS, async () => {
+    // Stops accepting connections, answers requests in flight, closes websockets.
     await app.close();
     await orm.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  });
 }
 
 main().catch((error) => {

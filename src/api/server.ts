@@ -35,6 +35,8 @@ import { attachGraphQLWebSocket } from './ws';
 import { dashboardRoutes } from './dashboard/dashboard.route';
 import { cookieValue, SESSION_COOKIE } from './dashboard/cookies';
 import type { DepositEventHub } from './subscriptions/deposit-event-hub';
+import { createGatewayMetrics, type GatewayMetrics } from '../metrics/gateway-metrics';
+import { metricsRoute } from './rest/routes/metrics.route';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -46,6 +48,8 @@ export interface GatewayOptions {
   version: string;
   /** Live deposit events for graphql-ws subscriptions: started and stopped with the app. */
   depositEvents?: DepositEventHub;
+  /** Served at `/metrics` (default: a fresh registry for this gateway). */
+  metrics?: GatewayMetrics;
 }
 
 function isGraphQLRequest(request: FastifyRequest): boolean {
@@ -55,6 +59,7 @@ function isGraphQLRequest(request: FastifyRequest): boolean {
 /** Builds the gateway: REST `/v1`, GraphQL over HTTP and graphql-ws, one error model each. */
 export async function buildGateway(options: GatewayOptions) {
   const { orm, services } = options;
+  const metrics = options.metrics ?? createGatewayMetrics({ orm, log: options.logger });
   const production = services.config.ONRAMP_ENV === 'production';
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
@@ -67,6 +72,8 @@ export async function buildGateway(options: GatewayOptions) {
         : `req_${ulid()}`;
     },
     routerOptions: { maxParamLength: 200 },
+    // Our own 503 (below) answers requests that arrive while closing, in the API's error shape.
+    return503OnClosing: false,
     ajv: { customOptions: { removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -113,8 +120,31 @@ export async function buildGateway(options: GatewayOptions) {
     return services.auth.authenticate(request.em, request.headers.authorization);
   };
 
+  // SIGTERM: requests already running finish; one arriving on a kept-alive connection after
+  // that is told to go elsewhere (a load balancer retries it on another gateway).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+
+  // Latency by route pattern (never the raw URL: ids would make a series each).
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.observeRequest(
+      request.method,
+      request.routeOptions.url,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
+  });
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) {
+      return reply
+        .code(503)
+        .headers({ connection: 'close', 'retry-after': '1' })
+        .send(errorBody(ErrorCode.ServiceUnavailable, 'The gateway is shutting down; retry'));
+    }
     request.em = orm.em.fork();
     if (request.routeOptions.config?.public || !request.routeOptions.url) return;
     request.principal = await principalOf(request);
@@ -150,6 +180,7 @@ export async function buildGateway(options: GatewayOptions) {
   // Root hooks: every POST route, /graphql included, honours Idempotency-Key.
   registerIdempotency(app, { idempotency: services.idempotency });
   await app.register(healthRoutes(services, options.version));
+  await app.register(metricsRoute(metrics.registry));
   await app.register(ratesRoutes(services));
   await app.register(onrampRoutes(services));
   await app.register(bankNotificationRoutes(services));
@@ -187,7 +218,7 @@ export async function buildGateway(options: GatewayOptions) {
     handler: graphqlHandler,
   });
 
-  let websocket: { close(): Promise<void> } | undefined;
+  let websocket: ReturnType<typeof attachGraphQLWebSocket> | undefined;
   const { depositEvents } = options;
   app.addHook('onReady', async () => {
     // Listening (and placed in the event stream) before the first subscriber can arrive.
@@ -200,6 +231,7 @@ export async function buildGateway(options: GatewayOptions) {
       log: app.log,
       depositEvents,
     });
+    metrics.countWebSockets(() => websocket?.connections() ?? 0);
   });
   app.addHook('preClose', async () => {
     await websocket?.close();

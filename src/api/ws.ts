@@ -43,7 +43,7 @@ export function attachGraphQLWebSocket(options: {
   log: FastifyBaseLogger;
   depositEvents?: DepositEvents;
   keepAliveMs?: number;
-}): { close(): Promise<void> } {
+}): { close(): Promise<void>; connections(): number } {
   const wss = new WebSocketServer({
     server: options.server,
     path: '/graphql',
@@ -133,6 +133,7 @@ export function attachGraphQLWebSocket(options: {
   );
 
   return {
+    connections: () => wss.clients.size,
     close: async () => {
       // Sockets that do not answer the close frame (stopped reading) must not hold up shutdown.
       const cut = setTimeout(() => {

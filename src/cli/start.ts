@@ -198,7 +198,7 @@ async function main(): Promise<void> {
     });
   }
 
-  const [listening] = await Promise.all([
+  const [listening, ready] = await Promise.all([
     waitForLog(gateway, 'listening', 60_000),
     waitForLog(jobs, 'ready', 60_000),
   ]);
@@ -212,6 +212,10 @@ async function main(): Promise<void> {
   say(`  WebSocket  ${url.replace(/^http/, 'ws')}/graphql   (graphql-ws)`);
   say(`  OpenAPI    ${url}/v1/openapi.json`);
   say(`  Health     ${url}/health`);
+  say(`  Metrics    ${url}/metrics   (gateway)`);
+  if (typeof ready.metrics_url === 'string') {
+    say(`             ${ready.metrics_url.replace('127.0.0.1', 'localhost')}   (job runner)`);
+  }
   say(`  Dashboard  ${url}/dashboard   (sign in with the API key below)`);
   if (credentials) {
     say(`  Merchant   ${credentials.merchant_id}`);

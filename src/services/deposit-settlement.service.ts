@@ -18,6 +18,7 @@ import { FxPermanentFailure, FxTemporaryFailure, type FxVenue } from '../adapter
 import type { DepositTransitions } from './deposit-transitions';
 import type { LedgerService } from './ledger.service';
 import type { PayoutService } from './payout.service';
+import { reportSettled, type SettlementObserver } from './settlement-observer';
 
 export type SettleOutcome = 'SETTLED' | 'PENDING_WITHDRAWAL' | 'FLAGGED' | 'FAILED' | 'skipped';
 
@@ -36,13 +37,27 @@ export class DepositSettlementService {
     private readonly transitions: DepositTransitions,
     private readonly venueFor: (em: EntityManager) => FxVenue,
     private readonly payouts: PayoutService,
+    /** Told about each MERCHANT_BALANCE deposit settled, after commit (metrics). */
+    private readonly onSettled?: SettlementObserver,
   ) {}
 
   async settle(em: EntityManager, depositId: string): Promise<SettleOutcome> {
-    return retryOnConflict(() => em.fork().transactional((tx) => this.settleLocked(tx, depositId)));
+    const settled: { deposit?: Deposit } = {};
+    const outcome = await retryOnConflict(() =>
+      em.fork().transactional((tx) => {
+        settled.deposit = undefined;
+        return this.settleLocked(tx, depositId, settled);
+      }),
+    );
+    if (outcome === 'SETTLED' && settled.deposit) reportSettled(this.onSettled, settled.deposit);
+    return outcome;
   }
 
-  private async settleLocked(tx: EntityManager, depositId: string): Promise<SettleOutcome> {
+  private async settleLocked(
+    tx: EntityManager,
+    depositId: string,
+    settled: { deposit?: Deposit },
+  ): Promise<SettleOutcome> {
     const deposit = await tx.findOne(
       Deposit,
       { id: depositId },
@@ -95,6 +110,7 @@ export class DepositSettlementService {
     deposit.fxExecutedAt = this.clock.now();
     if (!onChain) {
       await this.transitions.moveTo(tx, deposit, 'SETTLED');
+      settled.deposit = deposit;
       return 'SETTLED';
     }
     const onramp = await tx.findOneOrFail(Onramp, { id: deposit.onrampId });

@@ -32,6 +32,7 @@ import { DashboardSessionService } from './dashboard-session.service';
 import { HttpWebhookSender, resolvesToPublicOnly } from '../adapters/webhook/webhook-sender';
 import { webhookEnvelope } from '../api/webhooks/envelope';
 import { VERSION } from '../version';
+import type { SettlementObserver } from './settlement-observer';
 
 /** The use cases both transports and the job runner call; built once per process. */
 export interface Services {
@@ -73,6 +74,8 @@ export interface ServiceAdapters {
   webhookSender?: WebhookSender;
   /** DNS check of a webhook host in production (default: the system resolver). */
   resolvesToPublicOnly?: (hostname: string) => Promise<boolean>;
+  /** Told about each deposit this process settles, after commit (the job runner's metrics). */
+  onDepositSettled?: SettlementObserver;
 }
 
 export function environmentOf(config: Config): KeyEnvironment {
@@ -117,6 +120,7 @@ export function createServices(
       new BlocklistFile(config.RISK_BLOCKLIST_FILE, adapters.onBlocklistError),
       sandboxEnv,
     ),
+    adapters.onDepositSettled,
   );
   return {
     clock,
@@ -148,6 +152,7 @@ export function createServices(
       depositTransitions,
       adapters.fxVenue ?? ((em) => new SandboxFxVenue(em)),
       payouts,
+      adapters.onDepositSettled,
     ),
     reversals: new DepositReversalService(clock, ledger, depositTransitions, payouts),
     deposits: new DepositQueryService(),

@@ -20,6 +20,7 @@ import type { LedgerService } from './ledger.service';
 import { payoutHolding, payoutReturn } from './payout-ledger';
 import type { RiskReviewService } from './risk-review.service';
 import type { ChainHealthService } from './chain-health.service';
+import { reportSettled, type SettlementObserver } from './settlement-observer';
 
 export type SendOutcome = 'signed' | 'waiting' | 'rejected' | 'cancelled' | 'skipped';
 
@@ -62,6 +63,8 @@ export class PayoutService {
     private readonly ledger: LedgerService,
     private readonly transitions: DepositTransitions,
     private readonly risk: RiskReviewService,
+    /** Told about each AUTO_WITHDRAW deposit settled by its confirmed payout, after commit. */
+    private readonly onSettled?: SettlementObserver,
   ) {}
 
   /** Inside the caller's transaction (deposit FX, or withdrawal request). */
@@ -339,8 +342,10 @@ export class PayoutService {
 
   /** Books a mined payout: confirmed (settles its deposit or withdrawal) or reverted. */
   private async finish(em: EntityManager, payoutId: string, receipt: MinedReceipt): Promise<void> {
+    const settled: { deposit?: Deposit } = {};
     await retryOnConflict(() =>
       em.fork().transactional(async (tx) => {
+        settled.deposit = undefined;
         const payout = await lockedPayout(tx, payoutId);
         if (!payout || payout.status !== 'SIGNED') return;
         const now = this.clock.now();
@@ -377,6 +382,7 @@ export class PayoutService {
               receipt.success ? 'SETTLED' : 'FLAGGED',
               receipt.success ? {} : { reason: REASON.payoutFailed },
             );
+            if (receipt.success) settled.deposit = deposit;
           } else {
             await tx.flush();
           }
@@ -391,6 +397,7 @@ export class PayoutService {
         }
       }),
     );
+    if (settled.deposit) reportSettled(this.onSettled, settled.deposit);
   }
 
   private async finishWithdrawal(

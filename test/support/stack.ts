@@ -12,6 +12,8 @@ export interface RunningProcess {
   child: ChildProcess;
   logs: string[];
   stop(signal?: NodeJS.Signals): Promise<void>;
+  /** Job runners: their `/metrics` URL (health is at `/health` beside it). */
+  metricsUrl?: string;
 }
 
 function launch(
@@ -68,6 +70,8 @@ export function baseEnv(
     LOG_LEVEL: 'info',
     JOB_POLL_MS: '200',
     DB_POOL_MAX: '5',
+    // Job runners' health and metrics port: any free one, so runners can run side by side.
+    JOBS_PORT: '0',
     ...extra,
   };
 }
@@ -78,7 +82,9 @@ export async function startGateway(env: NodeJS.ProcessEnv): Promise<Gateway> {
 }
 
 export async function startRunner(env: NodeJS.ProcessEnv): Promise<RunningProcess> {
-  return launch(RUNNER, env, 'ready');
+  const running = await launch(RUNNER, env, 'ready');
+  const metricsUrl = running.ready.metrics_url;
+  return typeof metricsUrl === 'string' ? { ...running, metricsUrl } : running;
 }
 
 export interface Stack {

@@ -1,0 +1,40 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Config } from '../config';
+import type { SettlementObserver } from '../services/settlement-observer';
+import { registerChainHealthGauge } from './chain-health';
+import { registerDepositsGauge } from './deposits';
+import { registerJobQueueGauges } from './job-queue';
+import { createRegistry } from './registry';
+import { registerSettlementMetrics } from './settlement';
+import { registerWebhookMetrics, type WebhookAttemptObserver } from './webhooks';
+
+export interface JobRunnerMetrics {
+  registry: Registry;
+  observeSettlement: SettlementObserver;
+  observeWebhookAttempt: WebhookAttemptObserver;
+}
+
+/**
+ * The job runner's `/metrics`: process defaults, deposits, settlement latency, webhook
+ * attempts, the Agenda queue (PostgreSQL store only) and chain health.
+ */
+export function createJobRunnerMetrics(options: {
+  orm: MikroORM;
+  log: Logger;
+  config: Config;
+  jobNames: readonly string[];
+  configuredChains: () => readonly string[];
+}): JobRunnerMetrics {
+  const registry = createRegistry();
+  registerDepositsGauge(registry, options.orm, options.log);
+  const observeSettlement = registerSettlementMetrics(registry);
+  const observeWebhookAttempt = registerWebhookMetrics(registry);
+  // With the MongoDB store the queue lives there; these gauges are left out.
+  if (!options.config.AGENDA_MONGODB_URL) {
+    registerJobQueueGauges(registry, options.orm, options.log, options.jobNames);
+  }
+  registerChainHealthGauge(registry, options.orm, options.log, options.configuredChains);
+  return { registry, observeSettlement, observeWebhookAttempt };
+}

@@ -1,0 +1,321 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { loadConfig } from '../../src/config';
+import { SettlementMode } from '../../src/db/entities/onramp.entity';
+import { DEPOSIT_STATUSES } from '../../src/domain/deposit-state-machine';
+import { createGatewayMetrics } from '../../src/metrics/gateway-metrics';
+import { createJobRunnerMetrics } from '../../src/metrics/job-runner-metrics';
+import { HealthService } from '../../src/services/health.service';
+import { serveRunnerHttp } from '../../jobs/runner-http';
+import { parsePrometheusText, sampleValue } from '../support/prometheus-text';
+
+/**
+ * Both registries render text a strict Prometheus parser accepts, with the metrics the README
+ * names. The database behind the scrape-time gauges is a stand-in here (the e2e suite scrapes
+ * real processes over a real database): one that answers, one that fails, one that hangs.
+ */
+
+type Answer = (sql: string) => unknown[] | Promise<unknown[]>;
+
+function fakeOrm(answer: Answer): MikroORM {
+  const tx = {
+    getTransactionContext: () => ({}),
+    getConnection: () => ({
+      execute: async (sql: string) => (sql.startsWith('set local') ? [] : answer(sql)),
+    }),
+  };
+  return {
+    em: {
+      fork: () => ({
+        transactional: (fn: (t: typeof tx) => unknown) => fn(tx),
+        getConnection: () => ({ execute: async (sql: string) => answer(sql) }),
+      }),
+    },
+  } as unknown as MikroORM;
+}
+
+const database: Answer = (sql) => {
+  if (sql.includes('from deposits')) {
+    return [
+      { status: 'SETTLED', count: '7' },
+      { status: 'PENDING_FX', count: '2' },
+    ];
+  }
+  if (sql.includes('from agenda_jobs')) return [{ name: 'settle-deposit', depth: '3', lag: 1.5 }];
+  if (sql.includes('from chain_status')) {
+    return [
+      { chain: 'BASE', healthy: true },
+      { chain: 'POLYGON', healthy: false },
+    ];
+  }
+  throw new Error(`unexpected query ${sql}`);
+};
+
+function quietLog() {
+  const warn = jest.fn();
+  return { log: { warn } as unknown as Logger, warn };
+}
+
+const config = loadConfig({});
+
+function runnerMetrics(orm: MikroORM, log: Logger, env: Record<string, string> = {}) {
+  return createJobRunnerMetrics({
+    orm,
+    log,
+    config: { ...config, ...loadConfig(env) },
+    jobNames: ['settle-deposit', 'process-payouts'],
+    configuredChains: () => ['BASE', 'ETHEREUM'],
+  });
+}
+
+describe('gateway metrics', () => {
+  it('render as Prometheus text with request latency by route pattern, deposits and sockets', async () => {
+    const { log } = quietLog();
+    const metrics = createGatewayMetrics({ orm: fakeOrm(database), log });
+    metrics.observeRequest('GET', '/v1/deposits/:id', 200, 0.004);
+    metrics.observeRequest('GET', '/v1/deposits/:id', 200, 0.03);
+    metrics.observeRequest('GET', undefined, 404, 0.001);
+    metrics.countWebSockets(() => 3);
+
+    const parsed = parsePrometheusText(await metrics.registry.metrics());
+    expect(parsed.get('onramp_http_request_duration_seconds')?.type).toBe('histogram');
+    const route = { method: 'GET', route: '/v1/deposits/:id', status_code: '200' };
+    expect(sampleValue(parsed, 'onramp_http_request_duration_seconds_count', route)).toBe(2);
+    expect(
+      sampleValue(parsed, 'onramp_http_request_duration_seconds_bucket', { ...route, le: '0.005' }),
+    ).toBe(1);
+    expect(
+      sampleValue(parsed, 'onramp_http_request_duration_seconds_count', { route: 'unmatched' }),
+    ).toBe(1);
+    expect(sampleValue(parsed, 'onramp_deposits', { status: 'SETTLED' })).toBe(7);
+    expect(sampleValue(parsed, 'onramp_deposits', { status: 'PENDING_FX' })).toBe(2);
+    for (const status of DEPOSIT_STATUSES) {
+      expect(sampleValue(parsed, 'onramp_deposits', { status })).toBeGreaterThanOrEqual(0);
+    }
+    expect(sampleValue(parsed, 'onramp_graphql_ws_connections')).toBe(3);
+    // Process defaults, with the prefix.
+    expect(parsed.get('onramp_process_resident_memory_bytes')?.type).toBe('gauge');
+    expect(sampleValue(parsed, 'onramp_process_resident_memory_bytes')).toBeGreaterThan(0);
+    for (const name of parsed.keys()) expect(name).toMatch(/^onramp_/);
+  });
+
+  it('still answers when the database fails: the deposits gauge is left out, with a warning', async () => {
+    const { log, warn } = quietLog();
+    const metrics = createGatewayMetrics({
+      orm: fakeOrm(() => Promise.reject(new Error('connect ECONNREFUSED'))),
+      log,
+    });
+    const parsed = parsePrometheusText(await metrics.registry.metrics());
+    expect(parsed.get('onramp_deposits')?.samples).toEqual([]);
+    expect(sampleValue(parsed, 'onramp_process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(warn).toHaveBeenCalledWith(
+      expect.objectContaining({ metric: 'onramp_deposits' }),
+      expect.stringContaining('database unavailable'),
+    );
+  });
+
+  it('does not wait for a database that does not answer', async () => {
+    const { log } = quietLog();
+    const metrics = createGatewayMetrics({ orm: fakeOrm(() => new Promise(() => {})), log });
+    const started = performance.now();
+    const parsed = parsePrometheusText(await metrics.registry.metrics());
+    expect(performance.now() - started).toBeLessThan(3_500);
+    expect(parsed.get('onramp_deposits')?.samples).toEqual([]);
+  });
+});
+
+describe('job runner metrics', () => {
+  it('render settlement latency, webhook outcomes, queue depth and lag, chain health', async () => {
+    const { log } = quietLog();
+    const metrics = runnerMetrics(fakeOrm(database), log);
+    const createdAt = new Date('2026-11-22T10:00:00Z');
+    metrics.observeSettlement({
+      depositId: 'dep_1',
+      mode: SettlementMode.MERCHANT_BALANCE,
+      createdAt,
+      settledAt: new Date(createdAt.getTime() + 400),
+    });
+    metrics.observeSettlement({
+      depositId: 'dep_2',
+      mode: SettlementMode.AUTO_WITHDRAW,
+      createdAt,
+      settledAt: new Date(createdAt.getTime() + 2_500),
+    });
+    metrics.observeWebhookAttempt('succeeded', 0.02);
+    metrics.observeWebhookAttempt('succeeded', 0.03);
+    metrics.observeWebhookAttempt('retry', 1.2);
+
+    const parsed = parsePrometheusText(await metrics.registry.metrics());
+    const latency = 'onramp_settlement_latency_seconds';
+    expect(parsed.get(latency)?.type).toBe('histogram');
+    expect(sampleValue(parsed, `${latency}_count`, { mode: 'MERCHANT_BALANCE' })).toBe(1);
+    expect(sampleValue(parsed, `${latency}_bucket`, { mode: 'MERCHANT_BALANCE', le: '0.5' })).toBe(
+      1,
+    );
+    expect(sampleValue(parsed, `${latency}_sum`, { mode: 'AUTO_WITHDRAW' })).toBeCloseTo(2.5);
+    expect(sampleValue(parsed, `${latency}_bucket`, { mode: 'AUTO_WITHDRAW', le: '2' })).toBe(0);
+
+    expect(parsed.get('onramp_webhook_attempts_total')?.type).toBe('counter');
+    expect(sampleValue(parsed, 'onramp_webhook_attempts_total', { outcome: 'succeeded' })).toBe(2);
+    expect(sampleValue(parsed, 'onramp_webhook_attempts_total', { outcome: 'retry' })).toBe(1);
+    expect(sampleValue(parsed, 'onramp_webhook_attempts_total', { outcome: 'lease_lost' })).toBe(0);
+    expect(
+      sampleValue(parsed, 'onramp_webhook_attempt_duration_seconds_count', { outcome: 'retry' }),
+    ).toBe(1);
+
+    const job = (job_name: string) => ({ job_name });
+    expect(sampleValue(parsed, 'onramp_job_queue_depth', job('settle-deposit'))).toBe(3);
+    expect(sampleValue(parsed, 'onramp_job_queue_lag_seconds', job('settle-deposit'))).toBe(1.5);
+    expect(sampleValue(parsed, 'onramp_job_queue_depth', job('process-payouts'))).toBe(0);
+    expect(sampleValue(parsed, 'onramp_job_queue_lag_seconds', job('process-payouts'))).toBe(0);
+
+    // Configured chains only; one never probed yet counts as not healthy.
+    expect(parsed.get('onramp_chain_healthy')?.samples.map((s) => [s.labels, s.value])).toEqual([
+      [{ chain: 'BASE' }, 1],
+      [{ chain: 'ETHEREUM' }, 0],
+    ]);
+    expect(sampleValue(parsed, 'onramp_deposits', { status: 'SETTLED' })).toBe(7);
+    expect(sampleValue(parsed, 'onramp_process_resident_memory_bytes')).toBeGreaterThan(0);
+  });
+
+  it('queries the queue once per scrape for both queue gauges', async () => {
+    const { log } = quietLog();
+    const queries: string[] = [];
+    const metrics = runnerMetrics(
+      fakeOrm((sql) => {
+        queries.push(sql);
+        return database(sql);
+      }),
+      log,
+    );
+    await metrics.registry.metrics();
+    expect(queries.filter((sql) => sql.includes('agenda_jobs'))).toHaveLength(1);
+    await metrics.registry.metrics();
+    expect(queries.filter((sql) => sql.includes('agenda_jobs'))).toHaveLength(2);
+  });
+
+  it('leaves the queue gauges out when Agenda keeps its jobs in MongoDB', async () => {
+    const { log } = quietLog();
+    const metrics = runnerMetrics(fakeOrm(database), log, {
+      AGENDA_MONGODB_URL: 'mongodb://127.0.0.1:27017/agenda',
+    });
+    const parsed = parsePrometheusText(await metrics.registry.metrics());
+    expect(parsed.has('onramp_job_queue_depth')).toBe(false);
+    expect(parsed.has('onramp_settlement_latency_seconds')).toBe(true);
+  });
+
+  it('still answers when the database fails, leaving the database gauges empty', async () => {
+    const { log, warn } = quietLog();
+    const metrics = runnerMetrics(
+      fakeOrm(() => Promise.reject(new Error('down'))),
+      log,
+    );
+    metrics.observeWebhookAttempt('failed', 0.1);
+    const parsed = parsePrometheusText(await metrics.registry.metrics());
+    for (const name of [
+      'onramp_deposits',
+      'onramp_job_queue_depth',
+      'onramp_job_queue_lag_seconds',
+      'onramp_chain_healthy',
+    ]) {
+      expect(parsed.get(name)?.samples).toEqual([]);
+    }
+    expect(sampleValue(parsed, 'onramp_webhook_attempts_total', { outcome: 'failed' })).toBe(1);
+    expect(warn).toHaveBeenCalled();
+  });
+});
+
+describe("the job runner's HTTP server", () => {
+  async function serve(orm: MikroORM) {
+    const { log } = quietLog();
+    const metrics = runnerMetrics(orm, log);
+    const http = await serveRunnerHttp({
+      host: '127.0.0.1',
+      port: 0,
+      orm,
+      health: new HealthService(),
+      registry: metrics.registry,
+      log,
+    });
+    return { http, metrics };
+  }
+
+  it('serves /health and /metrics on the port it was given (0: any free one)', async () => {
+    const { http } = await serve(
+      fakeOrm((sql) => (sql === 'select 1 as ok' ? [{ ok: 1 }] : database(sql))),
+    );
+    try {
+      expect(http.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const health = await fetch(`${http.url}/health`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ status: 'ok', database: 'ok' });
+      const scraped = await fetch(`${http.url}/metrics`);
+      expect(scraped.status).toBe(200);
+      expect(scraped.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+      const parsed = parsePrometheusText(await scraped.text());
+      expect(sampleValue(parsed, 'onramp_deposits', { status: 'SETTLED' })).toBe(7);
+      const other = await fetch(`${http.url}/v1/rates`);
+      expect(other.status).toBe(404);
+      expect(await other.json()).toMatchObject({ error: { code: 'not_found' } });
+    } finally {
+      await http.close();
+    }
+  });
+
+  it('with the database down: /health answers 503, /metrics still 200', async () => {
+    const { http } = await serve(fakeOrm(() => Promise.reject(new Error('ECONNREFUSED'))));
+    try {
+      const health = await fetch(`${http.url}/health`);
+      expect(health.status).toBe(503);
+      expect(await health.json()).toMatchObject({
+        status: 'unavailable',
+        database: 'down',
+        error: { code: 'service_unavailable' },
+      });
+      const scraped = await fetch(`${http.url}/metrics`);
+      expect(scraped.status).toBe(200);
+      const parsed = parsePrometheusText(await scraped.text());
+      expect(parsed.get('onramp_deposits')?.samples).toEqual([]);
+      expect(sampleValue(parsed, 'onramp_process_resident_memory_bytes')).toBeGreaterThan(0);
+    } finally {
+      await http.close();
+    }
+  });
+});
+
+describe('the Prometheus text parser', () => {
+  const ok = [
+    '# HELP a_total Things.',
+    '# TYPE a_total counter',
+    'a_total{kind="x\\"y",other="\\\\"} 3',
+    '# HELP h Latency.',
+    '# TYPE h histogram',
+    'h_bucket{le="0.1"} 1',
+    'h_bucket{le="+Inf"} 2',
+    'h_sum 0.3',
+    'h_count 2',
+    '',
+  ].join('\n');
+
+  it('reads families, labels (with escapes) and values', () => {
+    const parsed = parsePrometheusText(ok);
+    expect(parsed.get('a_total')?.samples).toEqual([
+      { name: 'a_total', labels: { kind: 'x"y', other: '\\' }, value: 3 },
+    ]);
+    expect(sampleValue(parsed, 'h_count')).toBe(2);
+  });
+
+  it.each([
+    ['a sample without TYPE', 'x 1\n'],
+    ['a family without HELP', '# TYPE x gauge\nx 1\n'],
+    ['a value that is not a number', '# HELP x X.\n# TYPE x gauge\nx one\n'],
+    ['an unquoted label', '# HELP x X.\n# TYPE x gauge\nx{a=1} 1\n'],
+    ['a missing value', '# HELP x X.\n# TYPE x gauge\nx{a="1"}\n'],
+    ['a second TYPE', '# HELP x X.\n# TYPE x gauge\n# TYPE x gauge\n'],
+    ['a histogram without +Inf', ok.replace('h_bucket{le="+Inf"} 2\n', '')],
+    ['+Inf differing from _count', ok.replace('h_count 2', 'h_count 5')],
+    ['buckets that decrease', ok.replace('h_bucket{le="0.1"} 1', 'h_bucket{le="0.1"} 9')],
+  ])('rejects %s', (_what, text) => {
+    expect(() => parsePrometheusText(text)).toThrow();
+  });
+});
