@@ -1,13 +1,9 @@
-import { join } from 'node:path';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { createServer } from 'node:net';
 import { createTestDatabase } from '../support/db';
+import { startOwnPostgres } from '../support/own-postgres';
 import {
   baseEnv,
   createMerchant,
   eventually,
-  onrampCli,
   startGateway,
   startStack,
   type Stack,
@@ -151,24 +147,8 @@ describe('rate source outage', () => {
 
 describe('database outage', () => {
   it('answers /health with 503 and API calls with service_unavailable, never a 500', async () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { spawnEmbeddedPostgres } = require(
-      join(__dirname, '..', '..', 'dist', 'src', 'embedded', 'pg-process.js'),
-    );
-    const port = await new Promise<number>((resolve) => {
-      const server = createServer().listen(0, '127.0.0.1', () => {
-        const { port: p } = server.address() as { port: number };
-        server.close(() => resolve(p));
-      });
-    });
-    const postgres = await spawnEmbeddedPostgres({
-      dataDir: mkdtempSync(join(tmpdir(), 'onramp-outage-')),
-      port,
-      database: 'onramp',
-      persistent: false,
-    });
+    const postgres = await startOwnPostgres('outage');
     try {
-      await onrampCli(postgres.url, ['db', 'migrate']);
       const { api_key: key } = await createMerchant(postgres.url);
       const gateway = await startGateway(baseEnv(postgres.url));
       try {

@@ -1,9 +1,6 @@
-import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startTestChains, type TestChains } from '../support/chains';
 import { createTestDatabase } from '../support/db';
+import { startOwnPostgres } from '../support/own-postgres';
 import { graphql, request } from '../support/http';
 import { autoWithdrawOnramp, balanceOnramp, freshRate, sandboxTransfer } from '../support/onramps';
 import { sampleValue, scrape, type Exposition } from '../support/prometheus-text';
@@ -11,7 +8,6 @@ import {
   baseEnv,
   createMerchant,
   eventually,
-  onrampCli,
   startGateway,
   startRunner,
   startStack,
@@ -216,24 +212,8 @@ describe('metrics of the gateway and the job runner', () => {
 /** Both processes with their database stopped: they keep answering /metrics and stay up. */
 describe('metrics while the database is down', () => {
   it('the gateway and the runner still answer /metrics, leaving the database gauges out', async () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { spawnEmbeddedPostgres } = require(
-      join(__dirname, '..', '..', 'dist', 'src', 'embedded', 'pg-process.js'),
-    );
-    const port = await new Promise<number>((resolve) => {
-      const server = createServer().listen(0, '127.0.0.1', () => {
-        const { port: p } = server.address() as { port: number };
-        server.close(() => resolve(p));
-      });
-    });
-    const postgres = await spawnEmbeddedPostgres({
-      dataDir: mkdtempSync(join(tmpdir(), 'onramp-metrics-outage-')),
-      port,
-      database: 'onramp',
-      persistent: false,
-    });
+    const postgres = await startOwnPostgres('metrics-outage');
     try {
-      await onrampCli(postgres.url, ['db', 'migrate']);
       const gateway = await startGateway(baseEnv(postgres.url));
       const runner = await startRunner(baseEnv(postgres.url));
       try {
