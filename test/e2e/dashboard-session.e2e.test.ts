@@ -2,7 +2,7 @@ import WebSocket from 'ws';
 import { createClient } from 'graphql-ws';
 import { createTestDatabase } from '../support/db';
 import { graphql, request } from '../support/http';
-import { balanceOnramp, freshRate, sandboxTransfer } from '../support/onramps';
+import { createBalanceOnramp, sandboxTransfer } from '../support/onramps';
 import { createMerchant, eventually, onrampCli, startStack, type Stack } from '../support/stack';
 
 /**
@@ -59,12 +59,8 @@ describe('dashboard sessions', () => {
       error: { code: 'unauthorized', message: expect.any(String) },
     });
     expect(wrong.setCookie).toBe('');
-    const rate = await freshRate(stack.url, key);
-    const onramp = await request(stack.url, 'POST', '/v1/onramp', {
-      key,
-      body: balanceOnramp(rate.rate_id),
-    });
-    const clientSecret = await signIn(onramp.body.client_secret);
+    const onramp = await createBalanceOnramp(stack.url, key);
+    const clientSecret = await signIn(onramp.client_secret);
     expect(clientSecret.response.status).toBe(401);
     expect(clientSecret.response.body.error.message).toMatch(/secret API key/);
     for (const body of [null, [], 'x', { api_key: 42 }, {}]) {
@@ -200,15 +196,11 @@ describe('dashboard sessions', () => {
     try {
       await connected;
       await new Promise((r) => setTimeout(r, 300));
-      const rate = await freshRate(stack.url, key);
-      const onramp = await request(stack.url, 'POST', '/v1/onramp', {
-        key,
-        body: balanceOnramp(rate.rate_id),
-      });
+      const onramp = await createBalanceOnramp(stack.url, key);
       const deposit = await sandboxTransfer(
         stack.url,
         key,
-        onramp.body.virtual_account.account_number,
+        onramp.virtual_account.account_number,
         '15000',
       );
       await eventually(async () => (statuses.length >= 2 ? true : undefined));

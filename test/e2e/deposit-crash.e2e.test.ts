@@ -2,7 +2,6 @@ import { createTestDatabase } from '../support/db';
 import {
   baseEnv,
   createMerchant,
-  eventually,
   onrampCli,
   startRunner,
   startStack,
@@ -11,7 +10,7 @@ import {
 } from '../support/stack';
 import { request } from '../support/http';
 import { balanceOnramp, freshRate } from '../support/onramps';
-import { sql } from '../support/sql';
+import { sql, untilAllSettled } from '../support/sql';
 
 /**
  * The job runner is killed with SIGKILL while 200 deposits stream in and settle, then started
@@ -67,17 +66,7 @@ describe('job runner killed during 200 settlements', () => {
     }
     expect(new Set(ids).size).toBe(200);
 
-    await eventually(
-      async () => {
-        const [{ pending }] = await sql<{ pending: number }>(
-          databaseUrl,
-          "select count(*)::int as pending from deposits where status <> 'SETTLED'",
-        );
-        return pending === 0 ? true : undefined;
-      },
-      90_000,
-      250,
-    );
+    await untilAllSettled(databaseUrl);
     const perDeposit = await sql<{ settled_events: number; fx: number }>(
       databaseUrl,
       `select (select count(*)::int from events e where e.deposit_id = d.id and e.kind = 'deposit.settled') as settled_events,

@@ -1,6 +1,6 @@
 import { createTestDatabase } from '../support/db';
 import { request } from '../support/http';
-import { balanceOnramp, freshRate } from '../support/onramps';
+import { balanceOnramp, createOnramp, freshRate } from '../support/onramps';
 import { sql } from '../support/sql';
 import {
   baseEnv,
@@ -42,9 +42,7 @@ describe('graceful shutdown', () => {
   async function newOnramp(url: string) {
     await freshRate(url, key); // the first rate is published
     const { rate_id: _unused, ...permanent } = balanceOnramp('', 'PERMANENT');
-    const created = await request(url, 'POST', '/v1/onramp', { key, body: permanent });
-    expect(created.status).toBe(201);
-    return created.body.virtual_account.account_number as string;
+    return (await createOnramp(url, key, permanent)).virtual_account.account_number;
   }
 
   /** One simulated transfer; `null` when the gateway refused the connection. */

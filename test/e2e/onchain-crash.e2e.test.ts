@@ -4,11 +4,10 @@ import { startTestChains, type TestChains } from '../support/chains';
 import { createTestDatabase } from '../support/db';
 import { request } from '../support/http';
 import { autoWithdrawOnramp, freshRate, randomAddress } from '../support/onramps';
-import { sql } from '../support/sql';
+import { sql, untilAllSettled } from '../support/sql';
 import {
   baseEnv,
   createMerchant,
-  eventually,
   onrampCli,
   startRunner,
   startStack,
@@ -90,17 +89,7 @@ describe('job runners killed during 100 on-chain settlements', () => {
       }
     }
 
-    await eventually(
-      async () => {
-        const [{ open }] = await sql<{ open: number }>(
-          databaseUrl,
-          "select count(*)::int as open from deposits where status <> 'SETTLED'",
-        );
-        return open === 0 ? true : undefined;
-      },
-      90_000,
-      500,
-    );
+    await untilAllSettled(databaseUrl, 500);
 
     const deposits = await sql<{
       id: string;

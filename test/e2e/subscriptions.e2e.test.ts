@@ -11,7 +11,7 @@ import {
   type Stack,
 } from '../support/stack';
 import { graphql, request } from '../support/http';
-import { balanceOnramp, freshRate, sandboxTransfer } from '../support/onramps';
+import { balanceOnramp, createBalanceOnramp, freshRate, sandboxTransfer } from '../support/onramps';
 import { sql } from '../support/sql';
 import { wsClient } from '../support/ws';
 
@@ -115,19 +115,7 @@ describe('depositUpdated over graphql-ws (two gateways, two job runners)', () =>
     return c;
   }
 
-  async function onramp(key: string) {
-    const rate = await freshRate(stack.url, key);
-    const created = await request(stack.url, 'POST', '/v1/onramp', {
-      key,
-      body: balanceOnramp(rate.rate_id),
-    });
-    expect(created.status).toBe(201);
-    return created.body as {
-      onramp_id: string;
-      client_secret: string;
-      virtual_account: { account_number: string };
-    };
-  }
+  const onramp = (key: string) => createBalanceOnramp(stack.url, key);
 
   const transfer = (
     key: string,

@@ -3,6 +3,7 @@ import { createTestDatabase } from '../support/db';
 import { graphql, request } from '../support/http';
 import {
   autoWithdrawOnramp,
+  createOnramp as createOnrampAs,
   balanceOnramp,
   freshRate,
   randomAddress,
@@ -124,15 +125,7 @@ describe('webhooks through the processes', () => {
     expect(envelope.data.status).toBe(EVENT_STATUS[envelope.event]);
   }
 
-  async function createOnramp(body: unknown, k = key) {
-    const created = await request(stack.url, 'POST', '/v1/onramp', { key: k, body });
-    expect(created.status).toBe(201);
-    return created.body as {
-      onramp_id: string;
-      client_secret: string;
-      virtual_account: { account_number: string };
-    };
-  }
+  const createOnramp = (body: unknown, k = key) => createOnrampAs(stack.url, k, body);
 
   const getDeposit = async (id: string) =>
     (await request(stack.url, 'GET', `/v1/deposits/${id}`, { key })).body;

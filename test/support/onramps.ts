@@ -64,3 +64,28 @@ export async function sandboxTransfer(
   }
   return response.body;
 }
+
+export interface CreatedOnramp {
+  onramp_id: string;
+  client_secret: string;
+  virtual_account: { account_number: string };
+}
+
+/** POST /v1/onramp that must create the onramp (201). */
+export async function createOnramp(
+  baseUrl: string,
+  key: string,
+  body: unknown,
+): Promise<CreatedOnramp> {
+  const response = await request(baseUrl, 'POST', '/v1/onramp', { key, body });
+  if (response.status !== 201) {
+    throw new Error(`POST /v1/onramp answered ${response.status}: ${response.text}`);
+  }
+  return response.body;
+}
+
+/** A MERCHANT_BALANCE onramp at the newest rate (waits for the first rate if need be). */
+export async function createBalanceOnramp(baseUrl: string, key: string): Promise<CreatedOnramp> {
+  const rate = await freshRate(baseUrl, key);
+  return createOnramp(baseUrl, key, balanceOnramp(rate.rate_id));
+}

@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { eventually } from './stack';
 
 /** One query against a test database (e2e tests look at what the processes wrote). */
 export async function sql<T = Record<string, unknown>>(
@@ -23,4 +24,19 @@ export async function eventKinds(databaseUrl: string, depositId: string): Promis
     [depositId],
   );
   return rows.map((e) => e.kind);
+}
+
+/** Waits until every deposit in the database is SETTLED (crash tests: nothing left behind). */
+export async function untilAllSettled(databaseUrl: string, everyMs = 250): Promise<void> {
+  await eventually(
+    async () => {
+      const [{ open }] = await sql<{ open: number }>(
+        databaseUrl,
+        "select count(*)::int as open from deposits where status <> 'SETTLED'",
+      );
+      return open === 0 ? true : undefined;
+    },
+    90_000,
+    everyMs,
+  );
 }
