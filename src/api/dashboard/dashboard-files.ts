@@ -1,20 +1,9 @@
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, extname, join, normalize, sep } from 'node:path';
-
-/** The project root (the folder with package.json), from src/ or dist/src/ alike. */
-function projectRoot(from: string): string {
-  let dir = from;
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('package.json not found above ' + from);
-    dir = parent;
-  }
-  return dir;
-}
+import { extname, join, normalize, sep } from 'node:path';
+import { PROJECT_ROOT } from '../../embedded/paths';
 
 /** `npm run build` writes the page and its assets here. */
-export const DASHBOARD_DIR = join(projectRoot(__dirname), 'dist', 'dashboard');
+export const DASHBOARD_DIR = join(PROJECT_ROOT, 'dist', 'dashboard');
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
