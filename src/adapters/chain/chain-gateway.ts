@@ -49,6 +49,17 @@ export interface ChainGateway {
   /** Hands signed bytes to the node; resending bytes it already has is not an error. */
   broadcast(raw: Hex): Promise<void>;
   receipt(hash: Hex): Promise<MinedReceipt | null>;
+  /** What the hot wallet holds, native coin (wei) and each token (base units), at one block. */
+  balances(): Promise<HotWalletBalances>;
+}
+
+export interface HotWalletBalances {
+  /** The block all three balances were read at. */
+  blockNumber: bigint;
+  /** Native coin, in wei. */
+  native: bigint;
+  /** Each token's `balanceOf` the hot wallet, in base units. */
+  tokens: Record<Stablecoin, bigint>;
 }
 
 export interface ChainSettings {
@@ -170,6 +181,25 @@ export class ViemChainGateway implements ChainGateway {
       if (/could not be found|not found/i.test(errorText(error))) return null;
       throw error;
     }
+  }
+
+  async balances(): Promise<HotWalletBalances> {
+    // head() checks the node serves our chain id: balances from another chain would mislead.
+    const blockNumber = await this.head();
+    const token = (asset: Stablecoin) =>
+      this.client.readContract({
+        address: this.tokenAddress(asset),
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [this.hotWallet],
+        blockNumber,
+      });
+    const [native, usdc, usdt] = await Promise.all([
+      this.client.getBalance({ address: this.hotWallet, blockNumber }),
+      token('USDC'),
+      token('USDT'),
+    ]);
+    return { blockNumber, native, tokens: { USDC: usdc, USDT: usdt } };
   }
 }
 
