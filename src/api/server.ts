@@ -37,6 +37,7 @@ import { cookieValue, SESSION_COOKIE } from './dashboard/cookies';
 import type { DepositEventHub } from './subscriptions/deposit-event-hub';
 import { createGatewayMetrics, type GatewayMetrics } from '../metrics/gateway-metrics';
 import { metricsRoute } from './rest/routes/metrics.route';
+import { ADMIN_GRAPHQL_PATH, registerAdminGraphQL } from './admin/admin.route';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -53,7 +54,8 @@ export interface GatewayOptions {
 }
 
 function isGraphQLRequest(request: FastifyRequest): boolean {
-  return request.url === '/graphql' || request.url.startsWith('/graphql?');
+  const path = request.url.split('?')[0];
+  return path === '/graphql' || path === ADMIN_GRAPHQL_PATH;
 }
 
 /** Builds the gateway: REST `/v1`, GraphQL over HTTP and graphql-ws, one error model each. */
@@ -147,6 +149,13 @@ export async function buildGateway(options: GatewayOptions) {
     }
     request.em = orm.em.fork();
     if (request.routeOptions.config?.public || !request.routeOptions.url) return;
+    if (request.routeOptions.config?.operator) {
+      request.operator = await services.operatorTokens.authenticate(
+        request.em,
+        request.headers.authorization,
+      );
+      return;
+    }
     request.principal = await principalOf(request);
     // Default deny: a client secret reaches only routes that allow it.
     if (request.principal.kind === 'client_secret' && !request.routeOptions.config?.clientSecret) {
@@ -217,6 +226,8 @@ export async function buildGateway(options: GatewayOptions) {
     schema: { hide: true },
     handler: graphqlHandler,
   });
+
+  await registerAdminGraphQL(app as unknown as FastifyInstance, { services, production });
 
   let websocket: ReturnType<typeof attachGraphQLWebSocket> | undefined;
   const { depositEvents } = options;

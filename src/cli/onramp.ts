@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { existsSync, readFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { loadConfig, type Config } from '../config';
@@ -10,6 +11,9 @@ import { KeyEnvironment } from '../db/entities/api-key.entity';
 import { DomainError } from '../domain/errors';
 import { EMBEDDED_STATE_FILE } from '../embedded/paths';
 import { checkLedger, LEDGER_CHECK_NAMES } from '../services/ledger-check';
+import { presentDeposit } from '../api/rest/deposit.presenter';
+import type { Deposit } from '../db/entities/deposit.entity';
+import { decodeCursor, encodeCursor, parseFirst } from '../domain/pagination';
 
 /** Same configuration as the processes; without DATABASE_URL, the database `npm start` runs. */
 function databaseUrlOf(config: Config): string {
@@ -46,6 +50,31 @@ function print(json: boolean, value: Record<string, unknown>, human: string): vo
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
 }
 
+/** Who the audit log records for actions taken here: the operating-system user. */
+function cliActor(): string {
+  let name: string | undefined;
+  try {
+    name = userInfo().username;
+  } catch {
+    name = process.env.USER;
+  }
+  return `cli:${name || 'unknown'}`;
+}
+
+function parseLimit(value: string): number {
+  const n = Number(value);
+  try {
+    return parseFirst(n);
+  } catch {
+    throw new InvalidArgumentError('must be an integer from 1 to 100');
+  }
+}
+
+function depositLine(d: Deposit): string {
+  const reason = d.flagReason ?? d.failureReason ?? '';
+  return `${d.id}  ${d.merchantId}  ${d.status}  ${d.amountNgn} NGN  ${d.createdAt.toISOString()}  ${reason}`;
+}
+
 function parseEnvironment(value: string): KeyEnvironment {
   if (value === 'sandbox' || value === 'production') return value as KeyEnvironment;
   throw new InvalidArgumentError('must be sandbox or production');
@@ -65,11 +94,10 @@ export function buildCli(): Command {
     .option('--json', 'print {"merchant_id","api_key"}')
     .action(async (opts: { name: string; json?: boolean }) =>
       withServices(async (orm, services) => {
-        const em = orm.em.fork();
-        const merchant = await services.merchants.create(em, opts.name);
-        const key = await services.merchants.issueKey(
-          em,
-          merchant.id,
+        const { merchant, key } = await services.operator.createMerchant(
+          orm.em,
+          cliActor(),
+          opts.name,
           environmentOf(services.config),
         );
         print(
@@ -79,6 +107,36 @@ export function buildCli(): Command {
         );
       }),
     );
+
+  for (const [verb, frozen] of [
+    ['freeze', true],
+    ['unfreeze', false],
+  ] as const) {
+    merchants
+      .command(verb)
+      .description(
+        frozen
+          ? 'Freeze a merchant: no new onramps or withdrawals; its incoming transfers are FLAGGED'
+          : 'Unfreeze a merchant: onramps, withdrawals and deposits work again',
+      )
+      .argument('<merchantId>', 'merchant id (mer_...)')
+      .option('--json', 'print JSON')
+      .action(async (merchantId: string, opts: { json?: boolean }) =>
+        withServices(async (orm, services) => {
+          const merchant = await services.operator.setMerchantFrozen(
+            orm.em,
+            cliActor(),
+            merchantId,
+            frozen,
+          );
+          print(
+            !!opts.json,
+            { merchant_id: merchant.id, status: merchant.status },
+            `Merchant ${merchant.id} is ${merchant.status}.`,
+          );
+        }),
+      );
+  }
 
   const keys = program.command('keys').description('Issue and revoke secret API keys');
   keys
@@ -93,8 +151,9 @@ export function buildCli(): Command {
     .option('--json', 'print JSON')
     .action(async (opts: { merchant: string; env?: KeyEnvironment; json?: boolean }) =>
       withServices(async (orm, services) => {
-        const key = await services.merchants.issueKey(
-          orm.em.fork(),
+        const key = await services.operator.issueKey(
+          orm.em,
+          cliActor(),
           opts.merchant,
           opts.env ?? environmentOf(services.config),
         );
@@ -117,11 +176,11 @@ export function buildCli(): Command {
     .option('--json', 'print JSON')
     .action(async (key: string, opts: { json?: boolean }) =>
       withServices(async (orm, services) => {
-        const revoked = await services.merchants.revokeKey(orm.em.fork(), key);
+        const revoked = await services.operator.revokeKey(orm.em, cliActor(), key);
         print(
           !!opts.json,
-          { key_id: revoked.id, revoked_at: revoked.revokedAt?.toISOString() },
-          `Key ${revoked.id} revoked.`,
+          { key_id: revoked.keyId, revoked_at: revoked.revokedAt.toISOString() },
+          `Key ${revoked.keyId} revoked.`,
         );
       }),
     );
@@ -135,11 +194,168 @@ export function buildCli(): Command {
     .option('--json', 'print JSON')
     .action(async (eventId: string, opts: { json?: boolean }) =>
       withServices(async (orm, services) => {
-        const delivery = await services.webhookLog.replay(orm.em.fork(), null, eventId);
+        const delivery = await services.operator.replayWebhook(orm.em, cliActor(), eventId);
         print(
           !!opts.json,
           { delivery_id: delivery.id, event_id: delivery.eventId, status: delivery.status },
           `Delivery ${delivery.id} of ${delivery.eventId} queued; the job runner sends it now.`,
+        );
+      }),
+    );
+
+  const deposits = program.command('deposits').description('Review and resolve deposits');
+  deposits
+    .command('flagged')
+    .description('List FLAGGED deposits with their reasons, newest first')
+    .option('--merchant <id>', 'only this merchant')
+    .option('--limit <n>', 'how many (1-100, default 20)', parseLimit)
+    .option('--after <cursor>', 'continue after this cursor (printed with --json)')
+    .option('--json', 'print JSON: REST Deposit objects and the next cursor')
+    .action(async (opts: { merchant?: string; limit?: number; after?: string; json?: boolean }) =>
+      withServices(async (orm, services) => {
+        const page = await services.operator.listFlagged(orm.em, {
+          merchantId: opts.merchant ?? null,
+          after: opts.after ? decodeCursor(opts.after) : null,
+          limit: opts.limit ?? 20,
+        });
+        const last = page.deposits[page.deposits.length - 1];
+        print(
+          !!opts.json,
+          {
+            deposits: page.deposits.map(presentDeposit),
+            next_cursor: page.hasMore && last ? encodeCursor(last) : null,
+          },
+          page.deposits.length === 0
+            ? 'No FLAGGED deposits.'
+            : page.deposits.map(depositLine).join('\n'),
+        );
+      }),
+    );
+  deposits
+    .command('resolve')
+    .description(
+      'Resolve a FLAGGED deposit: --settle converts it at the current rate (PENDING_FX), --return sends the NGN back (FAILED)',
+    )
+    .argument('<depositId>', 'deposit id (dep_...)')
+    .option('--settle', 'move to PENDING_FX at the current rate')
+    .option('--return', "move to FAILED 'Returned to sender after review'")
+    .option('--json', 'print the REST Deposit')
+    .action(async function (
+      this: Command,
+      depositId: string,
+      opts: { settle?: boolean; return?: boolean; json?: boolean },
+    ) {
+      if (!!opts.settle === !!opts.return) {
+        this.error('error: give exactly one of --settle or --return', { exitCode: 2 });
+      }
+      await withServices(async (orm, services) => {
+        const deposit = await services.operator.resolveDeposit(
+          orm.em,
+          cliActor(),
+          depositId,
+          opts.settle ? 'settle' : 'return',
+        );
+        print(!!opts.json, presentDeposit(deposit), `Deposit ${deposit.id} is ${deposit.status}.`);
+      });
+    });
+  deposits
+    .command('reverse')
+    .description('Record a bank reversal of a transfer, by its bank reference')
+    .argument('<bankReference>', "the bank's reference of the transfer")
+    .option('--json', 'print the REST Deposit')
+    .action(async (bankReference: string, opts: { json?: boolean }) =>
+      withServices(async (orm, services) => {
+        const outcome = await services.operator.recordReversal(orm.em, cliActor(), bankReference);
+        print(
+          !!opts.json,
+          presentDeposit(outcome.deposit),
+          outcome.reversed
+            ? `Reversal recorded: deposit ${outcome.deposit.id} is ${outcome.deposit.status}.`
+            : `Deposit ${outcome.deposit.id} was already reversed (${outcome.deposit.status}).`,
+        );
+      }),
+    );
+
+  const operators = program
+    .command('operators')
+    .description('Operator tokens for the admin GraphQL endpoint (/admin/graphql)');
+  operators
+    .command('issue')
+    .description('Issue a token for one person; shown once')
+    .requiredOption('--name <name>', 'who will use it (recorded in the audit log)')
+    .option('--json', 'print JSON')
+    .action(async (opts: { name: string; json?: boolean }) =>
+      withServices(async (orm, services) => {
+        const issued = await services.operator.issueOperatorToken(orm.em, cliActor(), opts.name);
+        print(
+          !!opts.json,
+          { token_id: issued.tokenId, name: issued.name, token: issued.token },
+          `Operator token ${issued.tokenId} for ${issued.name}.\nToken (shown once): ${issued.token}`,
+        );
+      }),
+    );
+  operators
+    .command('revoke')
+    .description('Revoke an operator token')
+    .argument('<tokenId>', 'token id (opt_...)')
+    .option('--json', 'print JSON')
+    .action(async (tokenId: string, opts: { json?: boolean }) =>
+      withServices(async (orm, services) => {
+        const revoked = await services.operator.revokeOperatorToken(orm.em, cliActor(), tokenId);
+        print(
+          !!opts.json,
+          { token_id: tokenId, name: revoked.name, revoked_at: revoked.revokedAt.toISOString() },
+          `Operator token ${tokenId} (${revoked.name}) revoked.`,
+        );
+      }),
+    );
+
+  program
+    .command('treasury')
+    .description(
+      'What the operator holds: NGN in clearing (service-owned) and in suspense/returns (excluded: FLAGGED, FAILED), USD owed to merchants and on-chain, every operator account, deposits by status, hot-wallet balances per chain and asset',
+    )
+    .action(async () =>
+      withServices(async (orm, services) => {
+        const report = await services.treasury.report(orm.em.fork());
+        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      }),
+    );
+
+  program
+    .command('audit')
+    .description('The audit log of operator actions, newest first')
+    .option('--target <id>', 'only actions on this merchant, deposit, key, event or token')
+    .option('--limit <n>', 'how many (1-100, default 20)', parseLimit)
+    .option('--json', 'print JSON')
+    .action(async (opts: { target?: string; limit?: number; json?: boolean }) =>
+      withServices(async (orm, services) => {
+        const { entries } = await services.auditLog.list(orm.em.fork(), {
+          targetId: opts.target ?? null,
+          limit: opts.limit ?? 20,
+        });
+        print(
+          !!opts.json,
+          {
+            entries: entries.map((e) => ({
+              id: e.id,
+              actor: e.actor,
+              action: e.action,
+              target_type: e.targetType,
+              target_id: e.targetId,
+              before: e.before,
+              after: e.after,
+              created_at: e.createdAt.toISOString(),
+            })),
+          },
+          entries.length === 0
+            ? 'No audit entries.'
+            : entries
+                .map(
+                  (e) =>
+                    `${e.createdAt.toISOString()}  ${e.actor}  ${e.action}  ${e.targetId}  ${JSON.stringify(e.before)} -> ${JSON.stringify(e.after)}`,
+                )
+                .join('\n'),
         );
       }),
     );

@@ -28,8 +28,9 @@ const operator = (name: string, currency: Currency, normalSide: Side): LedgerAcc
  * review), returns (FAILED, owed back to the sender), unmatched (sent to an account number no
  * onramp held). USD: the treasury that FX fills (and on-chain payouts empty), the FX spread
  * the operator earns, USD converted for AUTO_WITHDRAW deposits and owed on-chain until the
- * transfer confirms, and converted USD held in suspense for deposits FLAGGED after FX.
- * NGN lost to reversals after payout is an expense.
+ * transfer confirms, converted USD held in suspense for deposits FLAGGED after FX, and USD the
+ * operator keeps when it closes a deposit whose NGN the bank already took back (it offsets the
+ * reversal loss). NGN lost to reversals after payout is an expense.
  */
 export const OPERATOR = {
   ngnBank: operator('ngn_bank', 'NGN', 'DEBIT'),
@@ -42,6 +43,7 @@ export const OPERATOR = {
   usdFxRevenue: operator('usd_fx_revenue', 'USD', 'CREDIT'),
   usdPayoutsPending: operator('usd_payouts_pending', 'USD', 'CREDIT'),
   usdSuspense: operator('usd_suspense', 'USD', 'CREDIT'),
+  usdRecoveries: operator('usd_recoveries', 'USD', 'CREDIT'),
 } as const;
 
 export type MerchantBucket = 'usd_available' | 'usd_pending_withdrawal';

@@ -12,6 +12,7 @@ import { dec } from '../domain/money';
 import type { DepositTransitions } from './deposit-transitions';
 import type { LedgerService } from './ledger.service';
 import type { PayoutService } from './payout.service';
+import { depositSnapshot } from './audit-snapshots';
 
 export interface ReversalOutcome {
   deposit: Deposit;
@@ -54,7 +55,15 @@ export class DepositReversalService {
   async reverse(
     em: EntityManager,
     bankReference: string,
-    options: { merchantId?: string } = {},
+    options: {
+      merchantId?: string;
+      /** Runs in the reversal's transaction once it is recorded (the operator's audit entry). */
+      onRecorded?: (
+        tx: EntityManager,
+        deposit: Deposit,
+        before: Record<string, unknown>,
+      ) => Promise<void>;
+    } = {},
   ): Promise<ReversalOutcome> {
     if (!bankReference) throw missingParameter('bank_reference');
     if (!/^[\x21-\x7e]{1,128}$/.test(bankReference)) {
@@ -74,6 +83,7 @@ export class DepositReversalService {
           );
         }
         if (deposit.reversedAt) return { deposit, reversed: false };
+        const before = depositSnapshot(deposit);
         const converted = deposit.fxExecutedAt !== null;
         const amountNgn = dec(deposit.amountNgn);
         const heldIn = ngnHoldingOf(deposit.status, converted);
@@ -95,6 +105,7 @@ export class DepositReversalService {
         } else {
           await tx.flush();
         }
+        await options.onRecorded?.(tx, deposit, before);
         return { deposit, reversed: true };
       }),
     );
@@ -106,12 +117,13 @@ export class DepositReversalService {
    * with the hash, for the operator to review.
    */
   private async stopPayout(tx: EntityManager, depositId: string): Promise<void> {
+    // Earlier payouts of a deposit resolved by an operator are closed; only a PENDING one stops.
     const payout = await tx.findOne(
       Payout,
-      { depositId },
+      { depositId, status: 'PENDING' },
       { lockMode: LockMode.PESSIMISTIC_WRITE },
     );
-    if (payout?.status === 'PENDING') {
+    if (payout) {
       await this.payouts.cancelLocked(tx, payout, 'bank reversal', null);
     }
   }

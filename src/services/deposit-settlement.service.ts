@@ -75,7 +75,7 @@ export class DepositSettlementService {
     let usdBought: Dec;
     try {
       const fill = await this.venueFor(tx).execute({
-        clientOrderId: deposit.id,
+        clientOrderId: deposit.fxOrderId ?? deposit.id,
         merchantId: deposit.merchantId,
         amountNgn,
         marketRateNgnPerUsd: dec(rate.marketRate),

@@ -29,6 +29,11 @@ import { WebhookEndpointService } from './webhook-endpoint.service';
 import { WebhookDeliveryService, type WebhookSender } from './webhook-delivery.service';
 import { WebhookLogService } from './webhook-log.service';
 import { DashboardSessionService } from './dashboard-session.service';
+import { AuditLogService } from './audit-log.service';
+import { OperatorTokenService } from './operator-token.service';
+import { OperatorService } from './operator.service';
+import { TreasuryService } from './treasury.service';
+import { DepositResolutionService } from './deposit-resolution.service';
 import { HttpWebhookSender, resolvesToPublicOnly } from '../adapters/webhook/webhook-sender';
 import { webhookEnvelope } from '../api/webhooks/envelope';
 import { VERSION } from '../version';
@@ -60,6 +65,11 @@ export interface Services {
   webhookEndpoints: WebhookEndpointService;
   webhookDeliveries: WebhookDeliveryService;
   webhookLog: WebhookLogService;
+  auditLog: AuditLogService;
+  operatorTokens: OperatorTokenService;
+  /** Operator actions (command line, admin GraphQL), each with its audit entry. */
+  operator: OperatorService;
+  treasury: TreasuryService;
   dashboardSessions: DashboardSessionService;
 }
 
@@ -122,12 +132,17 @@ export function createServices(
     ),
     adapters.onDepositSettled,
   );
+  const merchants = new MerchantService(clock);
+  const reversals = new DepositReversalService(clock, ledger, depositTransitions, payouts);
+  const webhookLog = new WebhookLogService(clock);
+  const auditLog = new AuditLogService(clock);
+  const operatorTokens = new OperatorTokenService(clock);
   return {
     clock,
     config,
     auth,
     health: new HealthService(),
-    merchants: new MerchantService(clock),
+    merchants,
     rates,
     sandbox,
     accounts,
@@ -154,7 +169,7 @@ export function createServices(
       payouts,
       adapters.onDepositSettled,
     ),
-    reversals: new DepositReversalService(clock, ledger, depositTransitions, payouts),
+    reversals,
     deposits: new DepositQueryService(),
     chains,
     chainHealth,
@@ -177,7 +192,19 @@ export function createServices(
       webhookEnvelope,
       { leaseMs: config.WEBHOOK_TIMEOUT_MS + 45_000 },
     ),
-    webhookLog: new WebhookLogService(clock),
+    webhookLog,
+    auditLog,
+    operatorTokens,
+    operator: new OperatorService(
+      clock,
+      auditLog,
+      merchants,
+      new DepositResolutionService(clock, ledger, depositTransitions),
+      reversals,
+      webhookLog,
+      operatorTokens,
+    ),
+    treasury: new TreasuryService(clock, chains),
     dashboardSessions: new DashboardSessionService(clock, auth, config.DASHBOARD_SESSION_SECONDS),
   };
 }

@@ -4,6 +4,11 @@ import { lit, merchantAccountIdSql, NET_CREDIT, operatorBalance } from './ledger
 
 const PAYOUTS_PENDING = OPERATOR.usdPayoutsPending.id;
 const SUSPENSE = OPERATOR.usdSuspense.id;
+const RECOVERIES = OPERATOR.usdRecoveries.id;
+
+/** SQL: the payout `po`'s USD has left suspense (an operator unwound or released it). */
+const LEFT_SUSPENSE_SQL = `select 1 from ledger_transactions t
+                            where t.payout_id = po.id and t.kind in ('deposit_unwind', 'deposit_release')`;
 
 /** SQL: the account a payout's USD waits in while owed on-chain (see payout-ledger.ts). */
 const HOLDING_SQL = `(case when po.deposit_id is not null then ${lit(PAYOUTS_PENDING)}
@@ -53,31 +58,90 @@ export const PAYOUT_CHECKS: readonly LedgerCheck[] = [
   },
   {
     name: 'usd_suspense_matches_payouts',
-    description: `${SUSPENSE} holds the converted USD of deposits whose payout was cancelled or reverted.`,
+    description: `${SUSPENSE} holds the converted USD of deposits whose payout was cancelled or reverted, less what operators unwound or released.`,
     sql: `
-      select format('%s holds %s USD but cancelled and reverted deposit payouts sum to %s', ${lit(SUSPENSE)}, a.actual, e.expected) as detail
+      select format('%s holds %s USD but cancelled and reverted deposit payouts not yet unwound or released sum to %s', ${lit(SUSPENSE)}, a.actual, e.expected) as detail
         from ${operatorBalance(SUSPENSE, 'CREDIT')} a,
-             (select coalesce(sum(amount), 0) as expected from payouts
-               where deposit_id is not null and status in ('CANCELLED', 'FAILED')) e
+             (select coalesce(sum(po.amount), 0) as expected from payouts po
+               where po.deposit_id is not null and po.status in ('CANCELLED', 'FAILED')
+                 and not exists (${LEFT_SUSPENSE_SQL})) e
+       where a.actual <> e.expected`,
+  },
+  {
+    name: 'suspense_leaves_by_its_payout',
+    description: `A 'deposit_unwind' names a cancelled or reverted payout of its deposit, moves its amount from ${SUSPENSE} to usd_treasury and the deposit's amount_ngn from ngn_bank to ngn_suspense; a 'deposit_release' names one of a reversed deposit and moves its amount from ${SUSPENSE} to ${RECOVERIES}.`,
+    sql: `
+      with legs as (
+        select t.id, t.kind, t.deposit_id, t.payout_id,
+               coalesce(sum(-(${NET_CREDIT})) filter (where p.account_id = ${lit(SUSPENSE)}), 0) as suspense_debit,
+               coalesce(sum(${NET_CREDIT}) filter (where p.account_id = ${lit(OPERATOR.usdTreasury.id)}), 0) as treasury_credit,
+               coalesce(sum(${NET_CREDIT}) filter (where p.account_id = ${lit(RECOVERIES)}), 0) as recoveries_credit,
+               coalesce(sum(-(${NET_CREDIT})) filter (where p.account_id = ${lit(OPERATOR.ngnBank.id)}), 0) as bank_debit,
+               coalesce(sum(${NET_CREDIT}) filter (where p.account_id = ${lit(OPERATOR.ngnSuspense.id)}), 0) as ngn_suspense_credit,
+               count(p.id) as postings
+          from ledger_transactions t left join ledger_postings p on p.transaction_id = t.id
+         where t.kind in ('deposit_unwind', 'deposit_release')
+         group by t.id, t.kind, t.deposit_id, t.payout_id
+      )
+      select format('%s %s of deposit %s (payout %s, %s USD, %s NGN): suspense debited %s, treasury credited %s, recoveries credited %s, ngn_bank debited %s, ngn_suspense credited %s, in %s postings',
+                    l.kind, l.id, coalesce(l.deposit_id, 'null'), coalesce(l.payout_id, 'null'),
+                    coalesce(po.amount::text, 'none'), coalesce(d.amount_ngn::text, 'none'),
+                    l.suspense_debit, l.treasury_credit, l.recoveries_credit, l.bank_debit,
+                    l.ngn_suspense_credit, l.postings) as detail
+        from legs l
+        left join payouts po on po.id = l.payout_id
+        left join deposits d on d.id = l.deposit_id
+       where po.id is null or d.id is null or po.deposit_id is distinct from d.id
+          or po.status not in ('CANCELLED', 'FAILED') or l.suspense_debit <> po.amount
+          or case when l.kind = 'deposit_unwind'
+                  then l.treasury_credit <> po.amount or l.bank_debit <> d.amount_ngn
+                       or l.ngn_suspense_credit <> d.amount_ngn or l.postings <> 4
+                  else d.reversed_at is null or l.recoveries_credit <> po.amount or l.postings <> 2
+             end`,
+  },
+  {
+    name: 'usd_recoveries_matches_releases',
+    description: `${RECOVERIES} holds the USD released from suspense for reversed deposits closed by an operator.`,
+    sql: `
+      select format('%s holds %s USD but released payouts sum to %s', ${lit(RECOVERIES)}, a.actual, e.expected) as detail
+        from ${operatorBalance(RECOVERIES, 'CREDIT')} a,
+             (select coalesce(sum(po.amount), 0) as expected
+                from ledger_transactions t join payouts po on po.id = t.payout_id
+               where t.kind = 'deposit_release') e
        where a.actual <> e.expected`,
   },
   {
     name: 'payout_per_converted_auto_withdraw_deposit',
     description:
-      'Every converted AUTO_WITHDRAW deposit has exactly one payout, for exactly amount_asset (in base units too), to its chain and asset; no other deposit has one.',
+      "A deposit has one payout per 'deposit_unwind' (each closed), plus, while it is a converted AUTO_WITHDRAW deposit, its latest one for exactly amount_asset (in base units too), to its chain and asset; other deposits have none.",
     sql: `
-      select format('deposit %s (%s, %s, amount_asset %s) has %s payouts, amounts %s (%s base units), on %s %s',
+      with per as (
+        select d.id, count(po.id) as payouts,
+               count(po.id) filter (where po.status in ('CANCELLED', 'FAILED') and exists (${LEFT_SUSPENSE_SQL})) as unwound,
+               (select count(*) from ledger_transactions t
+                 where t.deposit_id = d.id and t.kind = 'deposit_unwind') as unwinds
+          from deposits d left join payouts po on po.deposit_id = d.id
+         group by d.id
+      ),
+      latest as (
+        select distinct on (po.deposit_id) po.deposit_id, po.amount, po.amount_base_units, po.chain, po.asset
+          from payouts po where po.deposit_id is not null
+         order by po.deposit_id, po.created_at desc, po.id desc
+      )
+      select format('deposit %s (%s, %s, amount_asset %s) has %s payouts (%s unwound, %s unwinds); latest %s (%s base units) on %s %s',
                     d.id, d.settlement_mode,
                     case when d.fx_executed_at is null then 'unconverted' else 'converted' end,
-                    coalesce(d.amount_asset::text, 'null'), count(po.id),
-                    string_agg(po.amount::text, ','), string_agg(po.amount_base_units::text, ','),
-                    string_agg(po.chain, ','), string_agg(po.asset, ',')) as detail
-        from deposits d left join payouts po on po.deposit_id = d.id
-       group by d.id
-      having count(po.id) <> case when d.settlement_mode = 'AUTO_WITHDRAW'
+                    coalesce(d.amount_asset::text, 'null'), per.payouts, per.unwound, per.unwinds,
+                    coalesce(l.amount::text, 'none'), coalesce(l.amount_base_units::text, 'none'),
+                    coalesce(l.chain, '-'), coalesce(l.asset, '-')) as detail
+        from deposits d join per on per.id = d.id
+        left join latest l on l.deposit_id = d.id
+       where per.payouts <> per.unwinds
+                           + case when d.settlement_mode = 'AUTO_WITHDRAW'
                                    and d.fx_executed_at is not null then 1 else 0 end
-          or bool_or(po.amount <> d.amount_asset or po.amount_base_units <> d.amount_asset * 1000000
-                     or po.chain <> d.chain or po.asset <> d.asset)`,
+          or (d.settlement_mode = 'AUTO_WITHDRAW' and d.fx_executed_at is not null
+              and (l.amount <> d.amount_asset or l.amount_base_units <> d.amount_asset * 1000000
+                   or l.chain <> d.chain or l.asset <> d.asset))`,
   },
   {
     name: 'payout_status_matches_owner',
@@ -93,7 +157,11 @@ export const PAYOUT_CHECKS: readonly LedgerCheck[] = [
           select d.status, d.tx_hash from deposits d where d.id = po.deposit_id
           union all
           select w.status, w.tx_hash from withdrawals w where w.id = po.withdrawal_id) o
-       where case
+       -- A deposit's earlier payouts (before an operator unwound them) say nothing of its status.
+       where not exists (select 1 from payouts later
+                          where later.deposit_id = po.deposit_id
+                            and (later.created_at, later.id) > (po.created_at, po.id))
+         and case
                when o.status in ('SETTLED', 'COMPLETED')
                  then po.status <> 'CONFIRMED' or o.tx_hash is distinct from po.tx_hash
                when o.status in ('PENDING_WITHDRAWAL', 'PENDING', 'BROADCAST')

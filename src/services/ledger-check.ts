@@ -78,7 +78,14 @@ function holdingOfSql(status: string, converted: string): string {
 }
 
 const COUNTED = DEPOSIT_STATUSES.filter((s) => countsAgainstLimits(s));
-const DEPOSIT_KINDS = ['deposit_received', 'deposit_hold', 'deposit_fx', 'deposit_reversal'];
+const DEPOSIT_KINDS = [
+  'deposit_received',
+  'deposit_hold',
+  'deposit_fx',
+  'deposit_reversal',
+  'deposit_unwind',
+  'deposit_release',
+];
 
 function merchantChart(): string {
   // merchant:<merchant id>:<bucket>, derived from the domain's own account factory.
@@ -267,24 +274,32 @@ export const LEDGER_CHECKS: readonly LedgerCheck[] = [
   {
     name: 'fx_once_per_converted_deposit',
     description:
-      "Every converted deposit (fx_executed_at set) has exactly one 'deposit_fx' transaction and no unconverted deposit has one.",
+      "Every 'deposit_fx' but a converted deposit's (fx_executed_at set) last one was unwound by an operator: a deposit has as many as its 'deposit_unwind' transactions, plus one while converted.",
     sql: `
-      select format('deposit %s (%s, %s) has %s deposit_fx transactions',
+      select format('deposit %s (%s, %s) has %s deposit_fx and %s deposit_unwind transactions',
                     d.id, d.status,
                     case when d.fx_executed_at is null then 'unconverted' else 'converted' end,
-                    coalesce(t.n, 0)) as detail
+                    coalesce(t.fx, 0), coalesce(t.unwinds, 0)) as detail
         from deposits d
-        left join (select deposit_id, count(*) as n from ledger_transactions
-                    where kind = 'deposit_fx' group by deposit_id) t on t.deposit_id = d.id
-       where coalesce(t.n, 0) <> case when d.fx_executed_at is null then 0 else 1 end`,
+        left join (select deposit_id, count(*) filter (where kind = 'deposit_fx') as fx,
+                          count(*) filter (where kind = 'deposit_unwind') as unwinds
+                     from ledger_transactions
+                    where kind in ('deposit_fx', 'deposit_unwind') group by deposit_id) t
+               on t.deposit_id = d.id
+       where coalesce(t.fx, 0)
+             <> coalesce(t.unwinds, 0) + case when d.fx_executed_at is null then 0 else 1 end`,
   },
   {
     name: 'fx_postings_match_deposit',
     description:
-      "A 'deposit_fx' moves amount_ngn from ngn_clearing out through ngn_bank and credits exactly amount_asset to that merchant's usd_available (MERCHANT_BALANCE) or to usd_payouts_pending (AUTO_WITHDRAW), and nothing to other merchant accounts.",
+      "A 'deposit_fx' moves amount_ngn from ngn_clearing out through ngn_bank and credits nothing to other merchant accounts; a converted deposit's latest one credits exactly amount_asset to that merchant's usd_available (MERCHANT_BALANCE) or to usd_payouts_pending (AUTO_WITHDRAW).",
     sql: `
       with legs as (
         select t.id, t.deposit_id,
+               (d.fx_executed_at is not null
+                and t.id = (select t2.id from ledger_transactions t2
+                             where t2.deposit_id = t.deposit_id and t2.kind = 'deposit_fx'
+                             order by t2.created_at desc, t2.id desc limit 1)) as current,
                coalesce(sum(-(${NET_CREDIT})) filter (where p.account_id = ${lit(OPERATOR.ngnClearing.id)}), 0) as clearing_debit,
                coalesce(sum(${NET_CREDIT}) filter (where p.account_id = ${lit(BANK)}), 0) as bank_credit,
                coalesce(sum(${NET_CREDIT}) filter (where p.account_id = ${merchantAccountIdSql('d.merchant_id', 'usd_available')}), 0) as merchant_credit,
@@ -298,7 +313,7 @@ export const LEDGER_CHECKS: readonly LedgerCheck[] = [
           join deposits d on d.id = t.deposit_id
           left join ledger_postings p on p.transaction_id = t.id
          where t.kind = 'deposit_fx'
-         group by t.id, t.deposit_id
+         group by t.id, t.deposit_id, d.fx_executed_at
       )
       select format('deposit_fx %s of deposit %s (%s NGN, amount_asset %s, %s): ngn_clearing debited %s, ngn_bank credited %s, usd_available credited %s, usd_payouts_pending credited %s, %s postings to other merchant accounts, %s to other NGN accounts',
                     l.id, d.id, d.amount_ngn, coalesce(d.amount_asset::text, 'null'), d.settlement_mode,
@@ -306,8 +321,9 @@ export const LEDGER_CHECKS: readonly LedgerCheck[] = [
         from legs l join deposits d on d.id = l.deposit_id
        where l.clearing_debit <> d.amount_ngn or l.bank_credit <> d.amount_ngn or l.other_ngn > 0
           or l.other_merchant > 0
-          or (case when d.settlement_mode = 'MERCHANT_BALANCE' then l.merchant_credit else l.payouts_credit end)
-             <> coalesce(d.amount_asset, 0)
+          or (l.current
+              and (case when d.settlement_mode = 'MERCHANT_BALANCE' then l.merchant_credit else l.payouts_credit end)
+                  <> coalesce(d.amount_asset, 0))
           or (case when d.settlement_mode = 'MERCHANT_BALANCE' then l.payouts_credit else l.merchant_credit end) <> 0`,
   },
   {

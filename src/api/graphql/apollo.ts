@@ -6,11 +6,11 @@ import type { GraphQLContext } from './context';
 import { formatGraphQLError } from './errors';
 import { queryLimitsRule } from './limits';
 
-export function createApollo(
+export function createApollo<TContext extends object = GraphQLContext>(
   schema: GraphQLSchema,
   options: { production: boolean; log: FastifyBaseLogger; plugins?: ApolloServerPlugin[] },
-): ApolloServer<GraphQLContext> {
-  return new ApolloServer<GraphQLContext>({
+): ApolloServer<TContext> {
+  return new ApolloServer<TContext>({
     schema,
     introspection: !options.production,
     // The hosted landing pages load code from outside; the service serves nothing it does not ship.

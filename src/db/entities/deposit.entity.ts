@@ -83,6 +83,10 @@ export class Deposit {
   @Property({ type: 'timestamptz', nullable: true })
   fxExecutedAt!: Date | null;
 
+  /** The venue order of a re-conversion after an operator unwound the first; null: the deposit id. */
+  @Property({ type: 'text', nullable: true })
+  fxOrderId: string | null = null;
+
   @Property({ type: 'timestamptz', nullable: true })
   reversedAt!: Date | null;
 

@@ -4,6 +4,7 @@ import { Migration20261122000300_deposits } from './Migration20261122000300_depo
 import { Migration20261122000400_payouts } from './Migration20261122000400_payouts';
 import { Migration20261122000500_webhooks } from './Migration20261122000500_webhooks';
 import { Migration20261122000600_dashboard_sessions } from './Migration20261122000600_dashboard_sessions';
+import { Migration20261122000700_operations } from './Migration20261122000700_operations';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
@@ -16,4 +17,5 @@ export const migrationsList = [
     name: 'Migration20261122000600_dashboard_sessions',
     class: Migration20261122000600_dashboard_sessions,
   },
+  { name: 'Migration20261122000700_operations', class: Migration20261122000700_operations },
 ];

@@ -1,0 +1,9 @@
+import 'reflect-metadata';
+import type { GraphQLSchema } from 'graphql';
+import { buildSchema } from 'type-graphql';
+import { AdminResolver } from './admin.resolver';
+
+/** The admin endpoint's own schema: nothing of the merchant API, nothing of this in it. */
+export function buildAdminSchema(): Promise<GraphQLSchema> {
+  return buildSchema({ resolvers: [AdminResolver], validate: false });
+}

@@ -1,0 +1,38 @@
+import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../services';
+import { createApollo } from '../graphql/apollo';
+import type { AdminContext } from './admin-context';
+import { buildAdminSchema } from './admin-schema';
+
+export const ADMIN_GRAPHQL_PATH = '/admin/graphql';
+
+/**
+ * `POST /admin/graphql`: the operator's GraphQL endpoint. The gateway's onRequest hook has
+ * already authenticated the operator token (401 otherwise); merchant keys never get here.
+ */
+export async function registerAdminGraphQL(
+  app: FastifyInstance,
+  options: { services: Services; production: boolean },
+): Promise<void> {
+  const apollo = createApollo<AdminContext>(await buildAdminSchema(), {
+    production: options.production,
+    log: app.log,
+    plugins: [fastifyApolloDrainPlugin(app)],
+  });
+  await apollo.start();
+  app.route({
+    method: 'POST',
+    url: ADMIN_GRAPHQL_PATH,
+    config: { operator: true },
+    schema: { hide: true },
+    handler: fastifyApolloHandler<AdminContext>(apollo, {
+      context: async (request) => ({
+        em: request.em,
+        operator: request.operator!,
+        services: options.services,
+        requestId: request.id,
+      }),
+    }),
+  });
+}
