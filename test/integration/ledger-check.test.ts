@@ -600,6 +600,30 @@ describe('ledger check', () => {
         ]),
     },
     {
+      invariant: 'usd_recoveries_matches_releases',
+      only: true,
+      breakIt: async (c) => {
+        await c.query(
+          `insert into ledger_accounts (id, merchant_id, currency, normal_side, non_negative, balance, updated_at)
+           values ('operator:usd_recoveries', null, 'USD', 'CREDIT', false, null, now())
+           on conflict (id) do nothing`,
+        );
+        await post(c, 'adjustment', null, [
+          ['operator:usd_treasury', 'DEBIT', '1'],
+          ['operator:usd_recoveries', 'CREDIT', '1'],
+        ]);
+      },
+    },
+    {
+      // A release that names no payout (nor deposit).
+      invariant: 'suspense_leaves_by_its_payout',
+      breakIt: (c) =>
+        post(c, 'deposit_release', null, [
+          ['operator:usd_treasury', 'DEBIT', '1'],
+          ['operator:usd_fx_revenue', 'CREDIT', '1'],
+        ]),
+    },
+    {
       invariant: 'payout_per_converted_auto_withdraw_deposit',
       only: true,
       breakIt: (c) =>
