@@ -1,24 +1,19 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
+import { redactLogLine } from './logging/redact';
 
-/** Structured JSON logs; secrets and e-mail addresses never reach them. */
-export function createLogger(name: string, level: string): Logger {
-  return pino({
-    name,
-    level,
-    redact: {
-      paths: [
-        'req.headers.authorization',
-        'req.headers.cookie',
-        'headers.authorization',
-        '*.apiKey',
-        '*.api_key',
-        '*.clientSecret',
-        '*.client_secret',
-        '*.secret',
-        '*.email',
-        '*.user_email',
-      ],
-      censor: '[redacted]',
-    },
-  });
+/**
+ * Structured JSON logs (one object a line); secrets and e-mail addresses never reach them.
+ *
+ * Redaction runs on the finished line (`hooks.streamWrite`), not on the logged objects: pino
+ * hands `formatters.log` the caller's raw objects (an `Error` still unserialized, for both
+ * `log.error({ err })` and `log.error(err)`), runs serializers (`err`, Fastify's `req`/`res`)
+ * after it, takes the message of `log.error(err)` from `err.message` after `hooks.logMethod`,
+ * and writes child bindings pre-serialized. The line is the one place all of that meets. See
+ * `src/logging/redact.ts` for the rules. The caller's objects are never touched.
+ *
+ * `destination`: where lines go (default: stdout); tests pass an in-memory stream.
+ */
+export function createLogger(name: string, level: string, destination?: DestinationStream): Logger {
+  const options = { name, level, hooks: { streamWrite: redactLogLine } };
+  return destination ? pino(options, destination) : pino(options);
 }
