@@ -31,6 +31,7 @@ import { merchantRoutes } from './rest/routes/merchant.route';
 import { withdrawalRoutes } from './rest/routes/withdrawals.route';
 import { sandboxRoutes } from './rest/routes/sandbox.route';
 import { validatorCompiler } from './validation';
+import { refuseNulCharacters } from './nul-characters';
 import { attachGraphQLWebSocket } from './ws';
 import { dashboardRoutes } from './dashboard/dashboard.route';
 import { cookieValue, SESSION_COOKIE } from './dashboard/cookies';
@@ -162,6 +163,8 @@ export async function buildGateway(options: GatewayOptions) {
       throw forbidden();
     }
   });
+
+  app.addHook('preValidation', async (request) => refuseNulCharacters(request));
 
   await app.register(swagger, {
     openapi: {
