@@ -1,10 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
-const ROOT = join(__dirname, '..', '..');
+// The project root: two levels up from test/support, three when compiled into dist/ (bench).
+const ROOT = existsSync(join(__dirname, '..', '..', 'package.json'))
+  ? join(__dirname, '..', '..')
+  : join(__dirname, '..', '..', '..');
 const GATEWAY = join(ROOT, 'dist', 'src', 'gateway.js');
 const RUNNER = join(ROOT, 'dist', 'jobs', 'runner.js');
 
@@ -16,6 +20,11 @@ export interface RunningProcess {
   metricsUrl?: string;
 }
 
+/**
+ * Starts a process and resolves on its ready line. Its output is kept in `logs` for test
+ * failures to show, unless `KEEP_LOGS=false` is in its env (benchmarks): then, once ready, the
+ * output is drained unread, so reading it costs the measuring process nothing.
+ */
 function launch(
   script: string,
   env: NodeJS.ProcessEnv,
@@ -35,12 +44,17 @@ function launch(
       child.kill('SIGKILL'); // never leave a half-started process behind
       reject(new Error(`${script} not ready:\n${logs.join('\n')}`));
     }, 30_000);
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
       logs.push(line);
       try {
         const entry = JSON.parse(line) as Record<string, unknown>;
         if (entry.event === readyEvent) {
           clearTimeout(timer);
+          if (env.KEEP_LOGS === 'false') {
+            lines.close();
+            child.stdout!.resume();
+          }
           resolve({ child, logs, stop, ready: entry });
         }
       } catch {

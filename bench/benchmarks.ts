@@ -1,0 +1,11 @@
+import type { Row } from './lib/results';
+import { settleBalanceBenchmark, settleOnchainBenchmark } from './settlement.bench';
+
+export interface Benchmark {
+  name: string;
+  description: string;
+  run(): Promise<Row[]>;
+}
+
+/** Every benchmark, in the order `npm run bench` runs them. */
+export const BENCHMARKS: Benchmark[] = [settleBalanceBenchmark, settleOnchainBenchmark];

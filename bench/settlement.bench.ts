@@ -1,0 +1,180 @@
+import type { Benchmark } from './benchmarks';
+import { settleLatenciesMs, untilSettledOrStuck } from './lib/deposits-db';
+import { runLoad } from './lib/load';
+import { permanentOnramp } from './lib/merchant-api';
+import type { Row } from './lib/results';
+import { bareNodeResidentMb, sampleResident } from './lib/rss';
+import { startBenchStack, type BenchStack } from './lib/stack';
+import { percentile, round } from './lib/stats';
+
+/** `BENCH_QUICK=1` shortens every phase (for working on a benchmark, not for its figures). */
+const QUICK = process.env.BENCH_QUICK === '1';
+const seconds = (full: number) => (QUICK ? Math.max(3, Math.round(full / 6)) : full) * 1000;
+
+/** Open-loop transfers to these accounts at `rate`/s; references `<prefix><n>`. */
+async function transfers(
+  bench: BenchStack,
+  accounts: string[],
+  prefix: string,
+  rate: number,
+  durationMs: number,
+) {
+  return runLoad(
+    {
+      baseUrl: bench.stack.url,
+      durationMs,
+      rate,
+      concurrency: 200,
+      requests: accounts.map((account_number) => ({
+        method: 'POST',
+        path: '/v1/sandbox/deposits',
+        headers: { authorization: `Bearer ${bench.merchant.api_key}` },
+        // 1,600 NGN (about 1 USD): 6,000 of them stay inside the merchant's daily limit.
+        body: { account_number, amount_ngn: '1600', bank_reference: `${prefix}{{n}}` },
+      })),
+    },
+    2,
+  );
+}
+
+/** Latencies (created to SETTLED) of the transfers of one phase, once they have all moved. */
+async function phase(
+  bench: BenchStack,
+  accounts: string[],
+  prefix: string,
+  rate: number,
+  durationMs: number,
+  waitMs: number,
+) {
+  const load = await transfers(bench, accounts, prefix, rate, durationMs);
+  const accepted = load.statuses['201'] ?? 0;
+  await untilSettledOrStuck(bench.databaseUrl, prefix, accepted, waitMs);
+  const { latencies, byStatus } = await settleLatenciesMs(bench.databaseUrl, prefix);
+  const refused = load.latenciesMs.length - accepted + load.errors + load.skipped;
+  const unsettled = Object.entries(byStatus).filter(([s]) => s !== 'SETTLED');
+  const note =
+    [
+      refused
+        ? `${refused} transfers not accepted (${JSON.stringify(load.statuses)}, ${load.skipped} skipped)`
+        : '',
+      unsettled.length ? `not SETTLED: ${JSON.stringify(Object.fromEntries(unsettled))}` : '',
+    ]
+      .filter(Boolean)
+      .join('; ') || undefined;
+  return {
+    latencies,
+    accepted,
+    rate: round(accepted / (load.elapsedMs / 1000), 1),
+    httpP99: round(percentile(load.latenciesMs, 99)),
+    note,
+  };
+}
+
+export const settleBalanceBenchmark: Benchmark = {
+  name: 'settle-balance',
+  description:
+    'MERCHANT_BALANCE deposit (POST /v1/sandbox/deposits) to SETTLED at 100 deposits/s for 60 s; resident memory of both processes under that load',
+  async run(): Promise<Row[]> {
+    const bench = await startBenchStack();
+    try {
+      // Transfers from 20 end users: each onramp's row lock serialises its own transfers, and
+      // one user sending 100 transfers a second is not the load this figure is about.
+      const accounts = await Promise.all(
+        Array.from({ length: 20 }, () => permanentOnramp(bench.stack.url, bench.merchant.api_key)),
+      );
+      // Baseline: the same path, unloaded (5/s).
+      const idle = await phase(bench, accounts, 'IDLE-', 5, seconds(10), 30_000);
+      const rss = sampleResident({
+        gateway: bench.stack.gateways[0].child.pid!,
+        runner: bench.stack.runners[0].child.pid!,
+      });
+      const loaded = await phase(bench, accounts, 'LOAD-', 100, seconds(60), 120_000);
+      const peaks = rss.stop();
+      const bare = round(await bareNodeResidentMb());
+      const row = (figure: string, p: number): Row => ({
+        benchmark: 'settle-balance',
+        figure,
+        unit: 'ms',
+        target: 1000,
+        better: 'lower',
+        measured: round(percentile(loaded.latencies, p)),
+        baseline: round(percentile(idle.latencies, p)),
+        baselineIs: '5/s',
+        note:
+          p === 99
+            ? `${loaded.accepted} deposits at ${loaded.rate}/s sent, HTTP p99 ${loaded.httpP99} ms${loaded.note ? `; ${loaded.note}` : ''}`
+            : undefined,
+      });
+      const memory = (name: 'gateway' | 'runner'): Row => ({
+        benchmark: 'memory',
+        figure: `${name} peak resident (settle-balance load)`,
+        unit: 'MB',
+        target: 200,
+        better: 'lower',
+        measured: round(peaks[name]),
+        baseline: bare,
+        baselineIs: 'bare node http',
+      });
+      const arrival: Row = {
+        benchmark: 'settle-balance',
+        figure: 'transfers accepted per second (offered 100/s)',
+        unit: '/s',
+        target: 100,
+        better: 'higher',
+        measured: loaded.rate,
+        baseline: null,
+        baselineIs: '',
+        note: 'below 100 means the gateway did not keep up with the arrival rate',
+      };
+      return [
+        arrival,
+        row('p50 @100/s', 50),
+        row('p99 @100/s', 99),
+        memory('gateway'),
+        memory('runner'),
+      ];
+    } finally {
+      await bench.stop();
+    }
+  },
+};
+
+export const settleOnchainBenchmark: Benchmark = {
+  name: 'settle-onchain',
+  description:
+    'AUTO_WITHDRAW deposit to SETTLED (ERC-20 transfer confirmed) at 20 deposits/s for 30 s, spread over the three local chains (1 s blocks)',
+  async run(): Promise<Row[]> {
+    const bench = await startBenchStack({ chains: true });
+    try {
+      const accounts = await Promise.all(
+        (['BASE', 'ETHEREUM', 'POLYGON'] as const).map((chain) =>
+          permanentOnramp(bench.stack.url, bench.merchant.api_key, {
+            mode: 'AUTO_WITHDRAW',
+            asset: 'USDC',
+            chain,
+            destination_address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+          }),
+        ),
+      );
+      const idle = await phase(bench, accounts, 'IDLE-', 1, seconds(10), 60_000);
+      const loaded = await phase(bench, accounts, 'LOAD-', 20, seconds(30), 120_000);
+      const row = (figure: string, p: number): Row => ({
+        benchmark: 'settle-onchain',
+        figure,
+        unit: 'ms',
+        target: 3000,
+        better: 'lower',
+        measured: round(percentile(loaded.latencies, p)),
+        baseline: round(percentile(idle.latencies, p)),
+        baselineIs: '1/s',
+        note:
+          p === 99
+            ? `${loaded.accepted} deposits at ${loaded.rate}/s sent${loaded.note ? `; ${loaded.note}` : ''}`
+            : undefined,
+      });
+      return [row('p50 @20/s', 50), row('p99 @20/s', 99)];
+    } finally {
+      await bench.stop();
+    }
+  },
+};
