@@ -14,23 +14,29 @@ export async function lockDailyVolume(
   merchantId: string,
   day: string,
 ): Promise<{ merchantUsd: Dec; systemUsd: Dec }> {
-  await executeInTransaction(
+  // The system row is every deposit's lock: one statement holds both rows (in scope order, as
+  // LockRows sits above the sort), and the insert only runs on a day's first deposits.
+  let rows = await lockedRows(tx, merchantId, day);
+  if (rows.length < 2) {
+    await executeInTransaction(
+      tx,
+      `insert into deposit_daily_volume (scope, day, usd) values (?, ?, 0), (?, ?, 0)
+       on conflict (scope, day) do nothing`,
+      [merchantId, day, SYSTEM, day],
+    );
+    rows = await lockedRows(tx, merchantId, day);
+  }
+  const usdOf = (scope: string) => dec(rows.find((r) => r.scope === scope)!.usd);
+  return { merchantUsd: usdOf(merchantId), systemUsd: usdOf(SYSTEM) };
+}
+
+function lockedRows(tx: EntityManager, merchantId: string, day: string) {
+  return executeInTransaction<{ scope: string; usd: string }>(
     tx,
-    `insert into deposit_daily_volume (scope, day, usd) values (?, ?, 0), (?, ?, 0)
-     on conflict (scope, day) do nothing`,
-    [merchantId, day, SYSTEM, day],
+    `select scope, usd::text as usd from deposit_daily_volume
+      where day = ? and scope in (?, ?) order by scope for update`,
+    [day, merchantId, SYSTEM],
   );
-  const merchant = await executeInTransaction<{ usd: string }>(
-    tx,
-    'select usd::text as usd from deposit_daily_volume where scope = ? and day = ? for update',
-    [merchantId, day],
-  );
-  const system = await executeInTransaction<{ usd: string }>(
-    tx,
-    'select usd::text as usd from deposit_daily_volume where scope = ? and day = ? for update',
-    [SYSTEM, day],
-  );
-  return { merchantUsd: dec(merchant[0].usd), systemUsd: dec(system[0].usd) };
 }
 
 /** Adds (or with a negative delta, removes) a deposit's USD; the same lock order as above. */
@@ -42,11 +48,9 @@ export async function adjustDailyVolume(
 ): Promise<void> {
   if (delta.isZero()) return;
   await lockDailyVolume(tx, merchantId, day);
-  for (const scope of [merchantId, SYSTEM]) {
-    await executeInTransaction(
-      tx,
-      'update deposit_daily_volume set usd = usd + ? where scope = ? and day = ?',
-      [delta.toFixed(), scope, day],
-    );
-  }
+  await executeInTransaction(
+    tx,
+    'update deposit_daily_volume set usd = usd + ? where day = ? and scope in (?, ?)',
+    [delta.toFixed(), day, merchantId, SYSTEM],
+  );
 }
