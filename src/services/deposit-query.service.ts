@@ -1,4 +1,5 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { DepositView } from '../api/rest/deposit.presenter';
 import { afterCursor, NEWEST_FIRST } from '../db/keyset';
 import { Deposit } from '../db/entities/deposit.entity';
 import { DomainError, ErrorCode, invalidParameter } from '../domain/errors';
@@ -18,8 +19,80 @@ function whereOf(merchantId: string, filter: DepositFilter): FilterQuery<Deposit
   } as FilterQuery<Deposit>;
 }
 
+/**
+ * One deposit as the API shows it, by id and merchant: the read clients poll, so it skips the
+ * ORM (query building, identity map, hydration cost several times the query itself) and maps
+ * the row as MikroORM would (numerics stay strings; timestamps parsed by the platform).
+ */
+export const DEPOSIT_VIEW_SQL =
+  'select "d0"."id", "d0"."onramp_id", "d0"."merchant_id", "d0"."payment_reference", ' +
+  '"d0"."user_email", "d0"."amount_ngn", "d0"."bank_reference", "d0"."rate_id", ' +
+  '"d0"."amount_asset", "d0"."asset", "d0"."chain", "d0"."tx_hash", "d0"."status", ' +
+  '"d0"."failure_reason", "d0"."flag_reason", "d0"."created_at", "d0"."settled_at", ' +
+  '"d0"."updated_at" from "deposits" as "d0" where "d0"."id" = ? and "d0"."merchant_id" = ? limit 1';
+
+interface DepositViewRow {
+  id: string;
+  onramp_id: string;
+  merchant_id: string;
+  payment_reference: string;
+  user_email: string;
+  amount_ngn: string;
+  bank_reference: string;
+  rate_id: string | null;
+  amount_asset: string | null;
+  asset: string | null;
+  chain: string | null;
+  tx_hash: string | null;
+  status: DepositView['status'];
+  failure_reason: string | null;
+  flag_reason: string | null;
+  created_at: string;
+  settled_at: string | null;
+  updated_at: string;
+}
+
 /** Reading deposits for polling: newest first (created_at desc, then id desc). */
 export class DepositQueryService {
+  /** The API's view of one deposit of this merchant; null when unknown or another's. */
+  async findView(
+    em: EntityManager,
+    merchantId: string,
+    depositId: string,
+  ): Promise<DepositView | null> {
+    const [row] = await em.execute<DepositViewRow[]>(DEPOSIT_VIEW_SQL, [depositId, merchantId]);
+    if (!row) return null;
+    const platform = em.getPlatform();
+    const date = (value: string) => platform.parseDate(value) as Date;
+    return {
+      id: row.id,
+      onrampId: row.onramp_id,
+      merchantId: row.merchant_id,
+      paymentReference: row.payment_reference,
+      userEmail: row.user_email,
+      amountNgn: row.amount_ngn,
+      bankReference: row.bank_reference,
+      rateId: row.rate_id,
+      amountAsset: row.amount_asset,
+      asset: row.asset,
+      chain: row.chain,
+      txHash: row.tx_hash,
+      status: row.status,
+      failureReason: row.failure_reason,
+      flagReason: row.flag_reason,
+      createdAt: date(row.created_at),
+      settledAt: row.settled_at === null ? null : date(row.settled_at),
+      updatedAt: date(row.updated_at),
+    };
+  }
+
+  /** `findView`, but another merchant's id is 404 like an unknown one. */
+  async getView(em: EntityManager, merchantId: string, depositId: string): Promise<DepositView> {
+    const deposit = await this.findView(em, merchantId, depositId);
+    if (!deposit) throw new DomainError(ErrorCode.NotFound, `No deposit ${depositId}`);
+    return deposit;
+  }
+
   async find(em: EntityManager, merchantId: string, depositId: string): Promise<Deposit | null> {
     return em.findOne(Deposit, { id: depositId, merchantId });
   }

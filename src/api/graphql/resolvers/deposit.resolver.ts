@@ -24,7 +24,7 @@ export class DepositResolver {
     @Arg('id', () => ID) id: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<DepositNode | null> {
-    const deposit = await ctx.services.deposits.find(ctx.em, ctx.principal.merchantId, id);
+    const deposit = await ctx.services.deposits.findView(ctx.em, ctx.principal.merchantId, id);
     if (!deposit) return null;
     assertCanReadOnramp(ctx.principal, deposit.onrampId);
     return DepositNode.from(deposit);

@@ -61,7 +61,7 @@ export const depositRoutes =
       async (request) => {
         const principal = request.principal!;
         // Unknown or another merchant's: 404; this merchant's but another onramp's: 403.
-        const deposit = await services.deposits.get(
+        const deposit = await services.deposits.getView(
           request.em,
           principal.merchantId,
           request.params.id,
