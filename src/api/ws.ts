@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
-import { GraphQLError, specifiedRules, type GraphQLSchema } from 'graphql';
+import { GraphQLError, specifiedRules, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../services';
@@ -12,6 +12,7 @@ import { queryLimitsRule } from './graphql/limits';
 import { DocumentCache } from './graphql/document-cache';
 import { cookieValue, sameOrigin, SESSION_COOKIE } from './dashboard/cookies';
 import type { DepositEvents } from './subscriptions/deposit-event-hub';
+import { SharedSubscriptionExecution } from './subscriptions/shared-execution';
 import { ulid } from 'ulid';
 
 type ConnectionExtra = Record<PropertyKey, unknown> & { principal?: Principal };
@@ -72,9 +73,19 @@ export function attachGraphQLWebSocket(options: {
     return session.principal;
   };
 
+  /** A `next` message's payload for a result: errors formatted as over HTTP. */
+  const present = (result: ExecutionResult): ExecutionResult =>
+    'errors' in result && result.errors
+      ? { ...result, errors: result.errors.map((e) => format(e.toJSON(), e) as GraphQLError) }
+      : result;
+  // One execution per change for all subscribers asking the same thing, written straight to
+  // the sockets (see the class).
+  const sharedExecution = new SharedSubscriptionExecution({ present });
+
   const disposable = useServer<Record<string, unknown>, ConnectionExtra>(
     {
       schema: options.schema,
+      subscribe: sharedExecution.subscribe,
       onConnect: async (ctx) => {
         const header = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
         const csrf = ctx.connectionParams?.csrfToken;
@@ -107,19 +118,27 @@ export function attachGraphQLWebSocket(options: {
           variableValues: payload.variables,
         };
       },
-      context: (ctx) => ({
-        em: options.orm.em.fork(),
-        principal: ctx.extra.principal,
-        services: options.services,
-        requestId: `ws_${ulid()}`,
-        depositEvents: options.depositEvents,
-        closeConnection: (code: number, reason: string) =>
-          closeThenTerminate(ctx.extra.socket, code, reason),
-      }),
-      onNext: (_ctx, _id, _payload, _args, result) =>
-        'errors' in result && result.errors
-          ? { ...result, errors: result.errors.map((e) => format(e.toJSON(), e) as GraphQLError) }
-          : result,
+      context: (ctx, id) => {
+        const socket = ctx.extra.socket;
+        const value = {
+          em: options.orm.em.fork(),
+          principal: ctx.extra.principal,
+          services: options.services,
+          requestId: `ws_${ulid()}`,
+          depositEvents: options.depositEvents,
+          closeConnection: (code: number, reason: string) =>
+            closeThenTerminate(socket, code, reason),
+        };
+        sharedExecution.registerOutlet(value, {
+          id,
+          send: (message, done) => {
+            if (socket.readyState !== socket.OPEN) return done();
+            socket.send(message, () => done());
+          },
+        });
+        return value;
+      },
+      onNext: (_ctx, _id, _payload, _args, result) => present(result),
       onError: (_ctx, _id, _payload, errors) =>
         errors.map((e) => {
           // graphql-ws wraps what a subscription's stream threw; the domain error inside decides.

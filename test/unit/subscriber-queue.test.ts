@@ -71,4 +71,36 @@ describe('SubscriberQueue (one subscriber, bounded)', () => {
     expect(seen).toEqual([1, 2]);
     expect(calls.ended).toBe(1);
   });
+  it('attached: hands waiting then new values to the sink in order, and ends after limit not done', () => {
+    const { q, calls } = queue(2);
+    q.push(1);
+    const sent: number[] = [];
+    const dones: Array<() => void> = [];
+    q.attach((value, done) => {
+      sent.push(value);
+      dones.push(done);
+    });
+    expect(sent).toEqual([1]);
+    expect(q.push(2)).toBe(true);
+    dones[0]();
+    dones[0](); // a second done for the same message counts once
+    expect(q.push(3)).toBe(true);
+    expect(sent).toEqual([1, 2, 3]);
+    // 2 and 3 are still outstanding: a fourth exceeds the limit and ends the stream.
+    expect(q.push(4)).toBe(false);
+    expect(sent).toEqual([1, 2, 3]);
+    expect(calls.overflows).toHaveLength(1);
+    expect(calls.ended).toBe(1);
+  });
+
+  it('fail() ends the stream with that error once, without onOverflow', async () => {
+    const { q, calls } = queue();
+    const error = new Error('execution failed');
+    q.fail(error);
+    q.fail(new Error('again'));
+    expect(q.push(1)).toBe(false);
+    await expect(q.next()).rejects.toBe(error);
+    expect(await q.next()).toEqual({ value: undefined, done: true });
+    expect(calls.overflows).toHaveLength(0);
+  });
 });

@@ -45,8 +45,11 @@ const READ_BATCH = 1000;
 const CATCH_UP_LIMIT = 5000;
 /** How far below the top the first catch-up looks for transactions still in flight. */
 const FIRST_LOOKBACK = 1000;
-/** Events published between two yields to I/O, so consumers drain while a backlog goes out. */
-const PUBLISH_SLICE = 200;
+/**
+ * Messages (events times their subscribers) published between two yields to I/O, so sockets
+ * drain and requests get their turn while a backlog, or one event to many subscribers, goes out.
+ */
+const PUBLISH_SLICE = 1000;
 
 /**
  * One per gateway process: a single LISTEN on `deposit_events` turned into graphql-ws
@@ -221,10 +224,16 @@ export class DepositEventHub implements DepositEvents {
   }
 
   private async publishAll(rows: DepositEventRow[]): Promise<void> {
-    for (let i = 0; i < rows.length; i += 1) {
-      if (i > 0 && i % PUBLISH_SLICE === 0) await yieldToIo();
-      const deposit = this.present(rows[i]);
-      if (deposit) this.subscribers.publish(deposit);
+    let slice = 0;
+    for (const row of rows) {
+      if (slice >= PUBLISH_SLICE) {
+        slice = 0;
+        await yieldToIo();
+      }
+      const deposit = this.present(row);
+      // At least one per event: a backlog nobody here wants still yields now and then.
+      if (deposit) slice += Math.max(1, this.subscribers.publish(deposit));
+      else slice += 1;
     }
   }
 

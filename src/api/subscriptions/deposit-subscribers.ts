@@ -74,14 +74,19 @@ export class DepositSubscribers {
   }
 
   /** Queues the deposit for every matching subscriber of its merchant; never waits. */
-  publish(deposit: DepositNode): void {
+  publish(deposit: DepositNode): number {
     const merchant = this.byMerchant.get(deposit.merchantId);
-    if (!merchant) return;
+    if (!merchant) return 0;
     const place = { onrampId: deposit.onrampId, depositId: deposit.depositId };
+    let offered = 0;
     // A push that overflows removes its subscriber; deleting from a Set while iterating is safe.
     for (const subscriber of merchant) {
-      if (matches(subscriber.filter, place)) subscriber.queue.push(deposit);
+      if (matches(subscriber.filter, place)) {
+        subscriber.queue.push(deposit);
+        offered += 1;
+      }
     }
+    return offered;
   }
 
   endAll(): void {

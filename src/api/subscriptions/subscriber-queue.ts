@@ -20,6 +20,13 @@ export interface SubscriberQueueOptions {
   onOverflow?: (error: DomainError) => void;
 }
 
+/**
+ * Where an attached queue hands its messages (see `attach`). `done` is called once the message
+ * has left (written to the socket, or dropped because the socket is gone): until then it
+ * counts as waiting undelivered.
+ */
+export type QueueSink<T> = (value: T, done: () => void) => void;
+
 type Waiter<T> = {
   resolve: (result: IteratorResult<T>) => void;
   reject: (error: unknown) => void;
@@ -35,7 +42,10 @@ export class SubscriberQueue<T> implements AsyncIterableIterator<T> {
   private buffered: T[] = [];
   private waiter: Waiter<T> | undefined;
   private state: 'open' | 'ended' | 'failed' = 'open';
-  private failure: DomainError | undefined;
+  private failure: Error | undefined;
+  private sink: QueueSink<T> | undefined;
+  /** Attached: messages handed to the sink whose `done` has not come yet. */
+  private outstanding = 0;
 
   constructor(private readonly options: SubscriberQueueOptions) {}
 
@@ -46,6 +56,14 @@ export class SubscriberQueue<T> implements AsyncIterableIterator<T> {
   /** Hands a message over; false when the queue has ended (or ends now, overflowing). */
   push(value: T): boolean {
     if (this.state !== 'open') return false;
+    if (this.sink) {
+      if (this.outstanding >= this.options.limit) {
+        this.overflow();
+        return false;
+      }
+      this.deliver(value);
+      return true;
+    }
     if (this.waiter) {
       const waiter = this.waiter;
       this.waiter = undefined;
@@ -58,6 +76,26 @@ export class SubscriberQueue<T> implements AsyncIterableIterator<T> {
     }
     this.buffered.push(value);
     return true;
+  }
+
+  /**
+   * From now on, messages go straight to `sink` as they are pushed (those already waiting
+   * first, in order) instead of through `next()`, which then only reports how the stream ends.
+   * The bound is the same: more than `limit` messages handed over and not yet `done` ends it.
+   */
+  attach(sink: QueueSink<T>): void {
+    if (this.state !== 'open' || this.sink) return;
+    this.sink = sink;
+    const waiting = this.buffered;
+    this.buffered = [];
+    for (const value of waiting) this.deliver(value);
+  }
+
+  /** Ends the stream with this error (reported once by `next()`), without `onOverflow`. */
+  fail(error: Error): void {
+    if (this.state !== 'open') return;
+    this.failure = error;
+    this.finish('failed');
   }
 
   /** Ends the stream without an error (the gateway is stopping); undelivered messages are dropped. */
@@ -94,6 +132,16 @@ export class SubscriberQueue<T> implements AsyncIterableIterator<T> {
 
   [Symbol.asyncIterator](): AsyncIterableIterator<T> {
     return this;
+  }
+
+  private deliver(value: T): void {
+    this.outstanding += 1;
+    let left = false;
+    this.sink!(value, () => {
+      if (left) return;
+      left = true;
+      this.outstanding -= 1;
+    });
   }
 
   private overflow(): void {
