@@ -56,6 +56,66 @@ export interface WebhookDeliveryOptions {
   random?: () => number;
 }
 
+/** Outcomes written by one statement at most (a longer queue goes in several). */
+const RECORD_BATCH = 200;
+/** Batch statements in flight at once (each holds a pooled connection meanwhile). */
+const RECORD_FLUSHES = 2;
+
+/** One attempt's outcome, as the batched statement records it. */
+interface AttemptRow {
+  id: string;
+  lease_token: string;
+  prev_count: number;
+  status: WebhookDeliveryStatus;
+  attempted_at: string;
+  next_attempt_at: string | null;
+  status_code: number | null;
+  error: string | null;
+  updated_at: string;
+  url: string;
+  latency_ms: number;
+}
+
+interface QueuedRecord {
+  em: EntityManager;
+  claimed: ClaimedDelivery;
+  url: string;
+  attemptedAt: Date;
+  response: WebhookResponse;
+  outcome: Exclude<AttemptOutcome, { kind: 'no_endpoint' } | { kind: 'lease_lost' }>;
+  row: AttemptRow;
+  settle: (recorded: Promise<boolean> | boolean) => void;
+}
+
+/**
+ * Records many attempts in one statement: each delivery is updated only under the lease and
+ * attempt count it was attempted with, and its attempt row is written only if it was (the
+ * same rule, and the same rows, as one transaction per attempt). `ord` says which were.
+ */
+const RECORD_ATTEMPTS = `
+  with input as (
+    select * from jsonb_to_recordset(?::jsonb) as i(
+      ord int, id text, lease_token text, prev_count int, status text,
+      attempted_at timestamptz, next_attempt_at timestamptz, status_code int, error text,
+      updated_at timestamptz, url text, latency_ms int)
+  ), updated as (
+    update webhook_deliveries d
+       set status = i.status, attempt_count = i.prev_count + 1,
+           first_attempt_at = coalesce(d.first_attempt_at, i.attempted_at),
+           next_attempt_at = i.next_attempt_at, last_status_code = i.status_code,
+           last_error = i.error, lease_token = null, lease_until = null, updated_at = i.updated_at
+      from input i
+     where d.id = i.id and d.lease_token = i.lease_token and d.attempt_count = i.prev_count
+    returning i.ord
+  ), attempts as (
+    insert into webhook_attempts
+      (delivery_id, number, url, attempted_at, status_code, latency_ms, error)
+    select i.id, i.prev_count + 1, i.url, i.attempted_at, i.status_code, i.latency_ms, i.error
+      from input i join updated u on u.ord = i.ord
+    returning delivery_id
+  )
+  select ord from updated`;
+
 const time = (value: unknown): Date => new Date(value as string);
 const timeOrNull = (value: unknown): Date | null => (value == null ? null : time(value));
 
@@ -68,6 +128,10 @@ const timeOrNull = (value: unknown): Date | null => (value == null ? null : time
  */
 export class WebhookDeliveryService {
   private readonly random: () => number;
+  /** Outcomes waiting to be recorded, and the batch statements running. */
+  private readonly recordQueue: QueuedRecord[] = [];
+  private recordFlushes = 0;
+  private recordScheduled = false;
 
   constructor(
     private readonly clock: Clock,
@@ -214,13 +278,104 @@ export class WebhookDeliveryService {
     response: WebhookResponse,
   ): Promise<AttemptOutcome> {
     const outcome = this.outcomeOf(claimed, attemptedAt, response);
+    if (outcome.kind !== 'endpoint_gone') {
+      const status: WebhookDeliveryStatus =
+        outcome.kind === 'succeeded'
+          ? 'SUCCEEDED'
+          : outcome.kind === 'retry'
+            ? 'PENDING'
+            : 'FAILED';
+      // The common case goes in a batch with the other attempts finishing about now.
+      const now = this.clock.now();
+      const row: AttemptRow = {
+        id: claimed.id,
+        lease_token: claimed.leaseToken,
+        prev_count: claimed.attemptCount,
+        status,
+        attempted_at: attemptedAt.toISOString(),
+        next_attempt_at: outcome.kind === 'retry' ? outcome.at.toISOString() : null,
+        status_code: response.statusCode,
+        error: response.error,
+        updated_at: now.toISOString(),
+        url,
+        latency_ms: response.latencyMs,
+      };
+      const recorded = await new Promise<boolean>((resolve, reject) => {
+        this.recordQueue.push({
+          em,
+          claimed,
+          url,
+          attemptedAt,
+          response,
+          outcome,
+          row,
+          settle: (value) => Promise.resolve(value).then(resolve, reject),
+        });
+        this.scheduleRecords();
+      });
+      return recorded ? outcome : { kind: 'lease_lost' };
+    }
+    return (await this.recordAlone(em, claimed, url, attemptedAt, response, outcome))
+      ? outcome
+      : { kind: 'lease_lost' };
+  }
+
+  /**
+   * Writes the queued outcomes on the next turn of the event loop, so the attempts that end
+   * together (a fast receiver answers many at once) share one statement and one commit
+   * instead of a transaction each. At most RECORD_FLUSHES statements run at once; what
+   * queues meanwhile goes in the next.
+   */
+  private scheduleRecords(): void {
+    if (this.recordScheduled || this.recordFlushes >= RECORD_FLUSHES) return;
+    if (this.recordQueue.length === 0) return;
+    this.recordScheduled = true;
+    setImmediate(() => {
+      this.recordScheduled = false;
+      void this.flushRecords();
+    });
+  }
+
+  private async flushRecords(): Promise<void> {
+    const batch = this.recordQueue.splice(0, RECORD_BATCH);
+    if (batch.length === 0) return;
+    this.recordFlushes += 1;
+    try {
+      const rows = await batch[0].em
+        .getConnection()
+        .execute<{ ord: number }[]>(RECORD_ATTEMPTS, [
+          JSON.stringify(batch.map((q, ord) => ({ ord, ...q.row }))),
+        ]);
+      const recorded = new Set(rows.map((r) => Number(r.ord)));
+      batch.forEach((q, ord) => q.settle(recorded.has(ord)));
+    } catch {
+      // Whatever failed, each on its own, as it was: one bad outcome does not fail the others,
+      // and a database that is down fails each of them (their leases expire; retried later).
+      for (const q of batch) {
+        q.settle(this.recordAlone(q.em, q.claimed, q.url, q.attemptedAt, q.response, q.outcome));
+      }
+    } finally {
+      this.recordFlushes -= 1;
+      this.scheduleRecords();
+    }
+  }
+
+  /** One attempt's outcome in its own transaction (a 410 also disables the endpoint). */
+  private async recordAlone(
+    em: EntityManager,
+    claimed: ClaimedDelivery,
+    url: string,
+    attemptedAt: Date,
+    response: WebhookResponse,
+    outcome: Exclude<AttemptOutcome, { kind: 'no_endpoint' } | { kind: 'lease_lost' }>,
+  ): Promise<boolean> {
     const status: WebhookDeliveryStatus =
       outcome.kind === 'succeeded' ? 'SUCCEEDED' : outcome.kind === 'retry' ? 'PENDING' : 'FAILED';
     const now = this.clock.now();
     const number = claimed.attemptCount + 1;
     const error =
       outcome.kind === 'endpoint_gone' ? 'Endpoint answered 410 Gone; disabled' : response.error;
-    const recorded = await em.transactional(async (tx) => {
+    return em.transactional(async (tx) => {
       const updated = await executeInTransaction(
         tx,
         `update webhook_deliveries
@@ -262,7 +417,6 @@ export class WebhookDeliveryService {
       }
       return true;
     });
-    return recorded ? outcome : { kind: 'lease_lost' };
   }
 
   /** No endpoint to send to: the delivery fails without an attempt (a replay can resend it). */
