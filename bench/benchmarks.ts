@@ -1,5 +1,8 @@
 import type { Row } from './lib/results';
 import { settleBalanceBenchmark, settleOnchainBenchmark } from './settlement.bench';
+import { readsBenchmark } from './reads.bench';
+import { subscriptionsBenchmark } from './subscriptions.bench';
+import { webhooksBenchmark } from './webhooks.bench';
 
 export interface Benchmark {
   name: string;
@@ -8,4 +11,10 @@ export interface Benchmark {
 }
 
 /** Every benchmark, in the order `npm run bench` runs them. */
-export const BENCHMARKS: Benchmark[] = [settleBalanceBenchmark, settleOnchainBenchmark];
+export const BENCHMARKS: Benchmark[] = [
+  settleBalanceBenchmark,
+  settleOnchainBenchmark,
+  readsBenchmark,
+  subscriptionsBenchmark,
+  webhooksBenchmark,
+];
