@@ -24,6 +24,8 @@ export function freePort(): Promise<number> {
 export interface BenchStack {
   stack: Stack;
   databaseUrl: string;
+  /** The embedded PostgreSQL's helper process (its server and backends run below it). */
+  postgresPid: number;
   chains: TestChains | null;
   merchant: { merchant_id: string; api_key: string };
   stop(): Promise<void>;
@@ -35,7 +37,11 @@ export interface BenchStack {
  * (through its setting), so the load is measured rather than refused.
  */
 export async function startBenchStack(
-  options: { chains?: boolean; env?: Record<string, string> } = {},
+  options: {
+    chains?: boolean;
+    env?: Record<string, string>;
+    postgresSettings?: Record<string, string>;
+  } = {},
 ): Promise<BenchStack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'onramp-bench-pg-'));
   const postgres: PostgresProcess = await spawnEmbeddedPostgres({
@@ -43,6 +49,7 @@ export async function startBenchStack(
     port: await freePort(),
     database: 'onramp_bench',
     persistent: false,
+    settings: options.postgresSettings,
   });
   const databaseUrl = postgres.url;
   execFileSync(process.execPath, [join(ROOT, 'bin', 'onramp.js'), 'db', 'migrate'], {
@@ -73,6 +80,7 @@ export async function startBenchStack(
   return {
     stack,
     databaseUrl,
+    postgresPid: postgres.child.pid!,
     chains,
     merchant,
     stop: async () => {

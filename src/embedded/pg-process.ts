@@ -17,11 +17,19 @@ export function spawnEmbeddedPostgres(options: {
   persistent: boolean;
   script?: string;
   timeoutMs?: number;
+  settings?: Record<string, string>;
 }): Promise<PostgresProcess> {
   const script = options.script ?? join(__dirname, 'pg-server.js');
   const child = spawn(
     process.execPath,
-    [script, options.dataDir, String(options.port), options.database, String(options.persistent)],
+    [
+      script,
+      options.dataDir,
+      String(options.port),
+      options.database,
+      String(options.persistent),
+      ...(options.settings ? [JSON.stringify(options.settings)] : []),
+    ],
     { detached: true, stdio: ['pipe', 'pipe', 'pipe'] },
   );
   let stderr = '';

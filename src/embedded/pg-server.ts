@@ -6,15 +6,16 @@ import { startEmbeddedPostgres } from './postgres';
  * Prints one JSON line `{"url","adminUrl"}` when ready; stops on SIGTERM/SIGINT or when the
  * parent closes stdin (the parent died).
  *
- * argv: <dataDir> <port> <database> <persistent: true|false>
+ * argv: <dataDir> <port> <database> <persistent: true|false> [settings as a JSON object]
  */
 async function main(): Promise<void> {
-  const [dataDir, port, database, persistent] = process.argv.slice(2);
+  const [dataDir, port, database, persistent, settings] = process.argv.slice(2);
   const postgres = await startEmbeddedPostgres({
     dataDir,
     port: Number(port),
     database,
     persistent: persistent !== 'false',
+    settings: settings ? (JSON.parse(settings) as Record<string, string>) : undefined,
   });
   process.stdout.write(`${JSON.stringify({ url: postgres.url, adminUrl: postgres.adminUrl })}\n`);
 

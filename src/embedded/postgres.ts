@@ -14,6 +14,8 @@ export interface EmbeddedPostgresOptions {
   database: string;
   persistent: boolean;
   log?: (line: string) => void;
+  /** Extra server settings (`-c name=value`), e.g. for the benchmarks' statement statistics. */
+  settings?: Record<string, string>;
 }
 
 export interface RunningPostgres {
@@ -61,6 +63,10 @@ export async function startEmbeddedPostgres(
       'max_connections=400',
       '-c',
       'fsync=on',
+      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => [
+        '-c',
+        `${name}=${value}`,
+      ]),
     ],
     onLog: (message: unknown) => log(String(message)),
     onError: (message: unknown) => log(String(message)),
