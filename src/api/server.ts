@@ -9,7 +9,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { fastifyApolloHandler, fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { ulid } from 'ulid';
 import { errorBody, ErrorCode } from '../domain/errors';
 import type { Services } from '../services';
 import { forbidden } from '../services/auth.service';
@@ -39,6 +38,7 @@ import type { DepositEventHub } from './subscriptions/deposit-event-hub';
 import { createGatewayMetrics, type GatewayMetrics } from '../metrics/gateway-metrics';
 import { metricsRoute } from './rest/routes/metrics.route';
 import { ADMIN_GRAPHQL_PATH, registerAdminGraphQL } from './admin/admin.route';
+import { randomUlid } from '../domain/ids';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -72,7 +72,7 @@ export async function buildGateway(options: GatewayOptions) {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming)
         ? incoming
-        : `req_${ulid()}`;
+        : `req_${randomUlid()}`;
     },
     routerOptions: { maxParamLength: 200 },
     // Our own 503 (below) answers requests that arrive while closing, in the API's error shape.

@@ -13,7 +13,7 @@ import { DocumentCache } from './graphql/document-cache';
 import { cookieValue, sameOrigin, SESSION_COOKIE } from './dashboard/cookies';
 import type { DepositEvents } from './subscriptions/deposit-event-hub';
 import { SharedSubscriptionExecution } from './subscriptions/shared-execution';
-import { ulid } from 'ulid';
+import { randomUlid } from '../domain/ids';
 
 type ConnectionExtra = Record<PropertyKey, unknown> & { principal?: Principal };
 
@@ -124,7 +124,7 @@ export function attachGraphQLWebSocket(options: {
           em: options.orm.em.fork(),
           principal: ctx.extra.principal,
           services: options.services,
-          requestId: `ws_${ulid()}`,
+          requestId: `ws_${randomUlid()}`,
           depositEvents: options.depositEvents,
           closeConnection: (code: number, reason: string) =>
             closeThenTerminate(socket, code, reason),
