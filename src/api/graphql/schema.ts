@@ -9,7 +9,7 @@ import { DepositResolver } from './resolvers/deposit.resolver';
 import { WithdrawalResolver } from './resolvers/withdrawal.resolver';
 import { DepositSubscriptionResolver } from './resolvers/deposit-subscription.resolver';
 import { WebhookResolver } from './resolvers/webhook.resolver';
-import { clientSecretGuard } from './client-secret-guard';
+import { guardClientSecretRootFields } from './client-secret-guard';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 export const resolvers: NonEmptyArray<Function> = [
@@ -39,12 +39,12 @@ const topicsUnused: PubSub = {
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 export async function buildGraphQLSchema(extra: Function[] = []): Promise<GraphQLSchema> {
-  return buildSchema({
+  const schema = await buildSchema({
     resolvers: [...resolvers, ...extra] as NonEmptyArray<Function>, // eslint-disable-line @typescript-eslint/no-unsafe-function-type
     validate: false,
-    globalMiddlewares: [clientSecretGuard],
     pubSub: topicsUnused,
   });
+  return guardClientSecretRootFields(schema);
 }
 
 /** The SDL checked in as `schema.graphql`: sorted, so it only changes when the schema does. */
