@@ -30,6 +30,24 @@ export async function lockDailyVolume(
   return { merchantUsd: usdOf(merchantId), systemUsd: usdOf(SYSTEM) };
 }
 
+/**
+ * The same totals read without locking (0 for a day with no row yet): a guess to decide on
+ * early, which the caller must confirm under `lockDailyVolume` before it commits.
+ */
+export async function readDailyVolume(
+  tx: EntityManager,
+  merchantId: string,
+  day: string,
+): Promise<{ merchantUsd: Dec; systemUsd: Dec }> {
+  const rows = await executeInTransaction<{ scope: string; usd: string }>(
+    tx,
+    'select scope, usd::text as usd from deposit_daily_volume where day = ? and scope in (?, ?)',
+    [day, merchantId, SYSTEM],
+  );
+  const usdOf = (scope: string) => dec(rows.find((r) => r.scope === scope)?.usd ?? '0');
+  return { merchantUsd: usdOf(merchantId), systemUsd: usdOf(SYSTEM) };
+}
+
 function lockedRows(tx: EntityManager, merchantId: string, day: string) {
   return executeInTransaction<{ scope: string; usd: string }>(
     tx,
@@ -48,6 +66,17 @@ export async function adjustDailyVolume(
 ): Promise<void> {
   if (delta.isZero()) return;
   await lockDailyVolume(tx, merchantId, day);
+  await addToLockedDailyVolume(tx, merchantId, day, delta);
+}
+
+/** `adjustDailyVolume` for a transaction that already holds both rows (`lockDailyVolume`). */
+export async function addToLockedDailyVolume(
+  tx: EntityManager,
+  merchantId: string,
+  day: string,
+  delta: Dec,
+): Promise<void> {
+  if (delta.isZero()) return;
   await executeInTransaction(
     tx,
     'update deposit_daily_volume set usd = usd + ? where day = ? and scope in (?, ?)',

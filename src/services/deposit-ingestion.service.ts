@@ -21,7 +21,7 @@ import { lagosDay } from '../domain/lagos-day';
 import { ngnHoldingOf, OPERATOR, transfer } from '../domain/ledger';
 import { Dec, dec, isDecimalString } from '../domain/money';
 import { onrampStatusAt } from '../domain/onramp-status';
-import { adjustDailyVolume, lockDailyVolume } from './daily-volume';
+import { addToLockedDailyVolume, lockDailyVolume, readDailyVolume } from './daily-volume';
 import type { LedgerService } from './ledger.service';
 import type { VirtualAccountService } from './virtual-account.service';
 
@@ -44,6 +44,23 @@ export interface IngestOptions {
   /** Sandbox calls: the account must belong to this merchant (else 404, like an unknown one). */
   merchantId?: string;
 }
+
+/**
+ * The daily totals read early (unlocked) led to another first status than the locked ones at
+ * the end: the transaction is rolled back and runs again, deciding under the lock.
+ */
+class DailyTotalsMoved extends Error {}
+
+/** How a deposit's first status was decided: whether it involved the daily totals, and how. */
+interface Decided {
+  first: FirstStatus;
+  /** The limits were checked: the totals must be locked (and the guess confirmed) before commit. */
+  limitChecked: boolean;
+}
+
+const sameDecision = (a: FirstStatus, b: FirstStatus): boolean =>
+  a.status === b.status &&
+  (a.status !== 'FLAGGED' || (b.status === 'FLAGGED' && a.flagReason === b.flagReason));
 
 const BANK_REFERENCE = /^[\x21-\x7e]{1,128}$/;
 const ACCOUNT_NUMBER = /^[0-9]{10}$/;
@@ -114,15 +131,33 @@ export class DepositIngestionService {
     const known = await this.existing(em, transferIn.bankReference, options);
     if (known) return known;
     try {
-      return await retryOnConflict(() =>
-        em.fork().transactional((tx) => this.receiveLocked(tx, transferIn, options)),
-      );
+      return await retryOnConflict(() => this.ingest(em, transferIn, options));
     } catch (error) {
       // Two notifications with one reference for different accounts raced; the other won.
       if (!isBankReferenceTaken(error)) throw error;
       const winner = await this.existing(em.fork(), transferIn.bankReference, options);
       if (!winner) throw error;
       return winner;
+    }
+  }
+
+  /**
+   * Every deposit that counts against the daily limits serialises on the system's daily
+   * total row, held from its lock to commit. So the totals are first read unlocked, and locked
+   * only at the end, after the deposit and its ledger entry are written: the lock is held for
+   * two statements and the commit instead of the whole transaction. If the locked totals give
+   * another first status (only near a limit), the transaction runs again with the lock first.
+   */
+  private async ingest(
+    em: EntityManager,
+    input: InboundTransfer,
+    options: IngestOptions,
+  ): Promise<IngestOutcome> {
+    try {
+      return await em.fork().transactional((tx) => this.receiveLocked(tx, input, options, false));
+    } catch (error) {
+      if (!(error instanceof DailyTotalsMoved)) throw error;
+      return em.fork().transactional((tx) => this.receiveLocked(tx, input, options, true));
     }
   }
 
@@ -156,6 +191,7 @@ export class DepositIngestionService {
     tx: EntityManager,
     input: InboundTransfer,
     options: IngestOptions,
+    lockTotalsFirst: boolean,
   ): Promise<IngestOutcome> {
     const now = this.clock.now();
     const at =
@@ -186,13 +222,13 @@ export class DepositIngestionService {
     const amountUsd = rate
       ? amountNgn.times(rate.inverseRate).toDecimalPlaces(6, Dec.ROUND_DOWN)
       : dec(0);
-    const decision = rate
-      ? await this.decide(tx, onramp, rate, amountNgn, amountUsd, at)
-      : ({ status: 'FLAGGED', flagReason: REASON.noRate } as FirstStatus);
     const day = lagosDay(at);
-    if (decision.status === 'PENDING_FX') {
-      await adjustDailyVolume(tx, onramp.merchantId, day, amountUsd);
-    }
+    const { first: decision, limitChecked } = rate
+      ? await this.decide(tx, onramp, rate, amountNgn, amountUsd, day, at, lockTotalsFirst)
+      : {
+          first: { status: 'FLAGGED', flagReason: REASON.noRate } as FirstStatus,
+          limitChecked: false,
+        };
 
     const shortLived = onramp.type !== OnrampType.PERMANENT;
     const deposit = tx.create(Deposit, {
@@ -237,6 +273,15 @@ export class DepositIngestionService {
       await this.accounts.release(tx, onramp.id);
       await tx.flush();
     }
+    if (limitChecked) {
+      const totals = await lockDailyVolume(tx, onramp.merchantId, day);
+      if (!sameDecision(dailyLimitDecision(amountUsd, totals, this.limits), decision)) {
+        throw new DailyTotalsMoved();
+      }
+      if (decision.status === 'PENDING_FX') {
+        await addToLockedDailyVolume(tx, onramp.merchantId, day, amountUsd);
+      }
+    }
     return { kind: 'deposit', deposit, created: true };
   }
 
@@ -246,8 +291,10 @@ export class DepositIngestionService {
     rate: Rate,
     amountNgn: Dec,
     amountUsd: Dec,
+    day: string,
     at: Date,
-  ): Promise<FirstStatus> {
+    lockTotalsFirst: boolean,
+  ): Promise<Decided> {
     const merchant = await tx.findOneOrFail(
       Merchant,
       { id: onramp.merchantId },
@@ -270,9 +317,11 @@ export class DepositIngestionService {
       },
       this.limits,
     );
-    if (first.status !== 'PENDING_FX') return first;
-    const totals = await lockDailyVolume(tx, onramp.merchantId, lagosDay(at));
-    return dailyLimitDecision(amountUsd, totals, this.limits);
+    if (first.status !== 'PENDING_FX') return { first, limitChecked: false };
+    const totals = lockTotalsFirst
+      ? await lockDailyVolume(tx, onramp.merchantId, day)
+      : await readDailyVolume(tx, onramp.merchantId, day);
+    return { first: dailyLimitDecision(amountUsd, totals, this.limits), limitChecked: true };
   }
 
   /**

@@ -146,6 +146,38 @@ describe('deposit ingestion: first status, events, idempotency (real PostgreSQL)
     expect((await kit.transfer(onramp.accountNumber, '50000')).status).toBe('PENDING_FX');
   });
 
+  it('15 racing 900-USD transfers into 15 onramps with 10,000 USD of room: 11 PENDING_FX, the total exact', async () => {
+    // Each onramp has its own row lock, so these race only on the daily totals, which are read
+    // unlocked first and confirmed under the lock before commit (else all 15 would fit).
+    const merchant = await kit.merchant();
+    const rate = await kit.rate();
+    const onramps = [];
+    for (let i = 0; i < 15; i += 1) onramps.push(await kit.onramp(merchant, 'EPHEMERAL', rate.id));
+    const outcomes = await Promise.all(
+      onramps.map((onramp, i) =>
+        services.ingestion.receive(orm.em.fork(), {
+          accountNumber: onramp.accountNumber,
+          amountNgn: '1356000',
+          bankReference: `RACE-${i}`,
+        }),
+      ),
+    );
+    const statuses = outcomes.map((o) => (o.kind === 'deposit' ? o.deposit.status : o.kind));
+    expect(statuses.filter((s) => s === 'PENDING_FX')).toHaveLength(11);
+    expect(statuses.filter((s) => s === 'FLAGGED')).toHaveLength(4);
+    const [row] = await orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `select v.usd::text as counted,
+                (select sum(limit_usd)::text from deposits
+                  where merchant_id = ? and status = 'PENDING_FX') as pending
+           from deposit_daily_volume v where v.scope = ?`,
+        [merchant, merchant],
+      );
+    expect(row.counted).toBe(row.pending);
+  });
+
   it('starts a fresh merchant day at midnight in Africa/Lagos (23:00 UTC)', async () => {
     const merchant = await kit.merchant();
     clock.set('2026-07-10T22:00:00Z');
