@@ -94,7 +94,7 @@ export class DepositSettlementService {
     }
 
     const amountAsset = amountNgn.times(rate.inverseRate).toDecimalPlaces(6, Dec.ROUND_DOWN);
-    await this.ledger.post(tx, {
+    const conversion = {
       kind: 'deposit_fx',
       depositId: deposit.id,
       memo: `rate ${rate.id}`,
@@ -104,15 +104,19 @@ export class DepositSettlementService {
         usdBought,
         amountAsset,
       ),
-    });
+    };
     deposit.rateId = rate.id;
     deposit.amountAsset = amountAsset.toFixed(6);
     deposit.fxExecutedAt = this.clock.now();
     if (!onChain) {
+      // Crediting the merchant locks their balance row until commit, and every settlement of
+      // theirs waits on it: so the credit is the last write, after the status change.
       await this.transitions.moveTo(tx, deposit, 'SETTLED');
+      await this.ledger.post(tx, conversion);
       settled.deposit = deposit;
       return 'SETTLED';
     }
+    await this.ledger.post(tx, conversion);
     const onramp = await tx.findOneOrFail(Onramp, { id: deposit.onrampId });
     await this.payouts.create(tx, {
       merchantId: deposit.merchantId,
