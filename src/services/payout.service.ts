@@ -39,6 +39,19 @@ function lockedPayout(tx: EntityManager, id: string): Promise<Payout | null> {
   return tx.findOne(Payout, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
 }
 
+type SignResult = { raw: Hex } | 'rejected' | 'skipped';
+
+interface SignRequest {
+  payoutId: string;
+  fees: Fees;
+  minedNonce: number;
+  /** Signs a batch of requests (the first request's `run` signs its whole batch). */
+  run: (requests: SignRequest[]) => Promise<Array<Settled<SignResult>>>;
+}
+
+/** Most payouts signed in one transaction: bounds how long the nonce lock is held. */
+const SIGN_BATCH = 50;
+
 interface StoredTransaction {
   hash: Hex;
   raw_tx: Hex;
@@ -55,6 +68,16 @@ interface StoredTransaction {
  * can be mined only once.
  */
 export class PayoutService {
+  /**
+   * This process's signers, one batch at a time per hot wallet: payouts asked for while a
+   * batch runs are signed together in the next (one transaction, one nonce lock). The nonce
+   * row lock alone let one through at a time, each waiter holding a pooled database
+   * connection and a payout row lock meanwhile: under load that capped signing at a couple
+   * per second per chain and starved every other job of connections. Other runners still
+   * meet at the row lock.
+   */
+  private readonly signing = new Batches<SignRequest, SignResult>(SIGN_BATCH);
+
   constructor(
     private readonly clock: Clock,
     private readonly config: Config,
@@ -128,31 +151,73 @@ export class PayoutService {
       await this.health.record(em, payout.chain, error);
       return 'waiting';
     }
-    const signed = await retryOnConflict(() =>
-      em.fork().transactional((tx) => this.signLocked(tx, payoutId, gateway, fees, minedNonce)),
-    );
+    const signed = await this.signing.submit(`${gateway.chain}:${gateway.hotWallet}`, {
+      payoutId,
+      fees,
+      minedNonce,
+      run: (requests) => this.signAll(em, gateway, requests),
+    });
     if (signed === 'rejected' || signed === 'skipped') return signed;
     await this.broadcast(em, payoutId, gateway, signed.raw);
     return 'signed';
   }
 
-  private async signLocked(
-    tx: EntityManager,
-    payoutId: string,
+  /**
+   * Signs each request's payout in one transaction, one result per request (in order). If
+   * the batch fails, each is tried alone, so one payout's error fails only its own caller.
+   */
+  private async signAll(
+    em: EntityManager,
     gateway: ChainGateway,
-    fees: Fees,
-    minedNonce: number,
-  ): Promise<{ raw: Hex } | 'rejected' | 'skipped'> {
-    const payout = await lockedPayout(tx, payoutId);
-    if (!payout || payout.status !== 'PENDING') return 'skipped';
-    const decision = await this.risk.review(tx, payout);
-    if (!decision.approved) {
-      await this.cancelLocked(tx, payout, 'risk review', REASON.riskRejected);
-      return 'rejected';
+    requests: SignRequest[],
+  ): Promise<Array<Settled<SignResult>>> {
+    try {
+      const results = await this.signBatch(em, gateway, requests);
+      return results.map((value) => ({ value }));
+    } catch (error) {
+      if (requests.length === 1) return [{ error }];
+      const alone: Array<Settled<SignResult>> = [];
+      for (const request of requests) alone.push(...(await this.signAll(em, gateway, [request])));
+      return alone;
     }
-    // The nonce row is the hot wallet's lock: held from here to commit, so one signer at a
-    // time takes the next nonce. It only ever moves forward past nonces already mined
-    // (someone else used the wallet); our own signed nonces are all below it.
+  }
+
+  private signBatch(
+    em: EntityManager,
+    gateway: ChainGateway,
+    requests: SignRequest[],
+  ): Promise<SignResult[]> {
+    return retryOnConflict(() =>
+      em.fork().transactional(async (tx) => {
+        const minedNonce = Math.max(...requests.map((r) => r.minedNonce));
+        let nonce = await this.lockNextNonce(tx, gateway, minedNonce);
+        const results: SignResult[] = [];
+        for (const request of requests) {
+          const result = await this.signLocked(tx, request.payoutId, gateway, request.fees, nonce);
+          if (typeof result === 'object') nonce += 1;
+          results.push(result);
+        }
+        await executeInTransaction(
+          tx,
+          'update hot_wallet_nonces set next_nonce = ? where chain = ? and address = ?',
+          [nonce, gateway.chain, gateway.hotWallet],
+        );
+        return results;
+      }),
+    );
+  }
+
+  /**
+   * The nonce row is the hot wallet's lock: held from here to commit, so one signer at a time
+   * takes the next nonces. Taken before any payout row, so two signers never hold each
+   * other's locks. It only ever moves forward past nonces already mined (someone else used
+   * the wallet); our own signed nonces are all below it.
+   */
+  private async lockNextNonce(
+    tx: EntityManager,
+    gateway: ChainGateway,
+    minedNonce: number,
+  ): Promise<number> {
     const [row] = await executeInTransaction<{ next_nonce: string }>(
       tx,
       `insert into hot_wallet_nonces (chain, address, next_nonce, updated_at) values (?, ?, ?, ?)
@@ -160,9 +225,26 @@ export class PayoutService {
          set next_nonce = greatest(hot_wallet_nonces.next_nonce, excluded.next_nonce),
              updated_at = excluded.updated_at
        returning next_nonce`,
-      [payout.chain, gateway.hotWallet, minedNonce, this.clock.now()],
+      [gateway.chain, gateway.hotWallet, minedNonce, this.clock.now()],
     );
-    const nonce = Number(row.next_nonce);
+    return Number(row.next_nonce);
+  }
+
+  /** Signs one PENDING payout at `nonce`, under the caller's nonce lock (see signBatch). */
+  private async signLocked(
+    tx: EntityManager,
+    payoutId: string,
+    gateway: ChainGateway,
+    fees: Fees,
+    nonce: number,
+  ): Promise<SignResult> {
+    const payout = await lockedPayout(tx, payoutId);
+    if (!payout || payout.status !== 'PENDING') return 'skipped';
+    const decision = await this.risk.review(tx, payout);
+    if (!decision.approved) {
+      await this.cancelLocked(tx, payout, 'risk review', REASON.riskRejected);
+      return 'rejected';
+    }
     const { raw, hash } = await gateway.signTransfer({
       asset: payout.asset as Stablecoin,
       to: payout.toAddress as Address,
@@ -171,11 +253,6 @@ export class PayoutService {
       fees,
     });
     await this.storeTransaction(tx, payout, nonce, hash, raw, fees);
-    await executeInTransaction(
-      tx,
-      'update hot_wallet_nonces set next_nonce = ? where chain = ? and address = ?',
-      [nonce + 1, payout.chain, gateway.hotWallet],
-    );
     const now = this.clock.now();
     payout.status = 'SIGNED';
     payout.nonce = String(nonce);
@@ -489,5 +566,55 @@ export class PayoutService {
     payoutId: string,
   ): Promise<StoredTransaction | undefined> {
     return (await this.transactions(em, payoutId))[0];
+  }
+}
+
+type Settled<T> = { value: T } | { error: unknown };
+
+interface Waiting<I, O> {
+  item: I;
+  resolve: (value: O) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Per key, runs one batch at a time: items submitted while a batch runs wait and go together
+ * in the next one (at most `max`). A batch is run by its first item's `run`.
+ */
+class Batches<I extends { run: (items: I[]) => Promise<Array<Settled<O>>> }, O> {
+  private readonly waiting = new Map<string, Array<Waiting<I, O>>>();
+
+  constructor(private readonly max: number) {}
+
+  submit(key: string, item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      const queue = this.waiting.get(key);
+      if (queue) {
+        queue.push({ item, resolve, reject });
+        return;
+      }
+      // No queue: nothing runs for this key, so this caller starts draining it.
+      this.waiting.set(key, [{ item, resolve, reject }]);
+      void this.drain(key);
+    });
+  }
+
+  private async drain(key: string): Promise<void> {
+    const queue = this.waiting.get(key)!;
+    while (queue.length > 0) {
+      const batch = queue.splice(0, this.max);
+      let results: Array<Settled<O>>;
+      try {
+        results = await batch[0].item.run(batch.map((w) => w.item));
+      } catch (error) {
+        results = batch.map(() => ({ error }));
+      }
+      batch.forEach((waiting, i) => {
+        const result = results[i] ?? { error: new Error('signing batch gave no result') };
+        if ('value' in result) waiting.resolve(result.value);
+        else waiting.reject(result.error);
+      });
+    }
+    this.waiting.delete(key);
   }
 }
