@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import type { ChainRegistry } from '../adapters/chain/chain-registry';
 
+type Probe = { healthy: true; head: bigint } | { healthy: false; detail: string };
+
 /**
  * Whether a chain can take payouts now. A chain is down when its node does not answer (or
  * serves the wrong chain id), when the deployment has not configured it, or, in the sandbox,
@@ -9,6 +11,9 @@ import type { ChainRegistry } from '../adapters/chain/chain-registry';
  * `chain_status` (with the time the outage began) for operators and metrics.
  */
 export class ChainHealthService {
+  /** Probes now running, by chain (see `probe`). */
+  private readonly probing = new Map<string, Promise<Probe>>();
+
   constructor(
     private readonly clock: Clock,
     private readonly chains: ChainRegistry,
@@ -24,11 +29,20 @@ export class ChainHealthService {
     return probe.healthy ? null : probe.detail;
   }
 
-  /** Asks the node for its head and records what it saw. */
-  async probe(
-    em: EntityManager,
-    chain: string,
-  ): Promise<{ healthy: true; head: bigint } | { healthy: false; detail: string }> {
+  /**
+   * Asks the node for its head and records what it saw. Every payout sent probes first, so
+   * under load many asked at once: callers arriving while a probe of the chain runs share
+   * its answer (and its one chain_status write) instead of queueing on that row.
+   */
+  probe(em: EntityManager, chain: string): Promise<Probe> {
+    const running = this.probing.get(chain);
+    if (running) return running;
+    const started = this.probeNow(em, chain).finally(() => this.probing.delete(chain));
+    this.probing.set(chain, started);
+    return started;
+  }
+
+  private async probeNow(em: EntityManager, chain: string): Promise<Probe> {
     const gateway = this.chains.get(chain);
     if (!gateway) return { healthy: false, detail: `${chain} is not configured` };
     try {

@@ -85,6 +85,8 @@ export class ViemChainGateway implements ChainGateway {
   private readonly viemChain: ReturnType<typeof defineChain>;
   private readonly account: PrivateKeyAccount;
   private chainIdChecked = false;
+  /** Read calls now on the wire, by what they ask (see `shared`). */
+  private readonly reading = new Map<string, Promise<unknown>>();
 
   constructor(private readonly settings: ChainSettings) {
     this.chain = settings.chain;
@@ -109,7 +111,11 @@ export class ViemChainGateway implements ChainGateway {
     return this.settings.tokens[asset];
   }
 
-  async head(): Promise<bigint> {
+  head(): Promise<bigint> {
+    return this.shared('head', () => this.checkedHead());
+  }
+
+  private async checkedHead(): Promise<bigint> {
     if (!this.chainIdChecked) {
       const id = await this.client.getChainId();
       if (id !== this.chainId) {
@@ -121,10 +127,29 @@ export class ViemChainGateway implements ChainGateway {
   }
 
   nonce(blockTag: 'latest' | 'pending'): Promise<number> {
-    return this.client.getTransactionCount({ address: this.hotWallet, blockTag });
+    return this.shared(`nonce:${blockTag}`, () =>
+      this.client.getTransactionCount({ address: this.hotWallet, blockTag }),
+    );
   }
 
-  async fees(): Promise<Fees> {
+  fees(): Promise<Fees> {
+    return this.shared('fees', () => this.estimateFees());
+  }
+
+  /**
+   * Callers asking the same read while one is on the wire share its answer: every payout
+   * being sent asks for head, fees and nonce, and under load dozens did so for the same
+   * block. An answer that arrives after the question was asked is as fresh as a new call.
+   */
+  private shared<T>(key: string, call: () => Promise<T>): Promise<T> {
+    const running = this.reading.get(key) as Promise<T> | undefined;
+    if (running) return running;
+    const started = call().finally(() => this.reading.delete(key));
+    this.reading.set(key, started);
+    return started;
+  }
+
+  private async estimateFees(): Promise<Fees> {
     const estimate = await this.client.estimateFeesPerGas({
       chain: this.viemChain,
       type: 'eip1559',
