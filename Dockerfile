@@ -1,6 +1,7 @@
 # Production image: one image for the gateway, the job runner and migrations.
-#   gateway     node dist/src/gateway.js        (the default command)
-#   job runner  node dist/jobs/runner.js
+#   gateway     node --max-old-space-size=128 dist/src/gateway.js   (the default command)
+#   job runner  node --max-old-space-size=128 dist/jobs/runner.js
+# The heap cap keeps each process near 200 MB resident (bench/README.md, Memory).
 #   migrations  node bin/onramp.js db migrate
 # Configuration comes from the environment (see README.md, Configuration); DATABASE_URL is required.
 
@@ -31,4 +32,4 @@ ENV HOST=0.0.0.0 PORT=4000
 USER node
 # 4000: the gateway; 4001: the job runner's /health and /metrics (JOBS_PORT).
 EXPOSE 4000 4001
-CMD ["node", "dist/src/gateway.js"]
+CMD ["node", "--max-old-space-size=128", "dist/src/gateway.js"]

@@ -15,6 +15,7 @@ import {
   type LocalChains,
 } from '../embedded/local-chains';
 import { spawnEmbeddedPostgres, type PostgresProcess } from '../embedded/pg-process';
+import { serviceNodeFlags } from './node-flags';
 import { ensureSandboxMerchant } from '../embedded/sandbox-seed';
 import {
   CHAIN_DATA_DIR,
@@ -36,7 +37,7 @@ function say(line: string): void {
 /** Spawns one process; its JSON logs go to `.data/logs/<name>.log`, warnings also to the console. */
 function startProcess(name: string, script: string, env: NodeJS.ProcessEnv): ChildProcess {
   // Own process group: a terminal Ctrl-C reaches only this supervisor, which stops children in order.
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...serviceNodeFlags(env), script], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { serviceNodeFlags } from '../../src/cli/node-flags';
 
 // The project root: two levels up from test/support, three when compiled into dist/ (bench).
 const ROOT = existsSync(join(__dirname, '..', '..', 'package.json'))
@@ -30,7 +31,11 @@ function launch(
   env: NodeJS.ProcessEnv,
   readyEvent: string,
 ): Promise<RunningProcess & { ready: Record<string, unknown> }> {
-  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The flags `npm start` runs the processes with (the heap cap).
+  const child = spawn(process.execPath, [...serviceNodeFlags(env), script], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const logs: string[] = [];
   child.stderr!.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
   const stop = (signal: NodeJS.Signals = 'SIGTERM') =>
