@@ -190,44 +190,51 @@ export class PayoutService {
     return retryOnConflict(() =>
       em.fork().transactional(async (tx) => {
         const minedNonce = Math.max(...requests.map((r) => r.minedNonce));
-        let nonce = await this.lockNextNonce(tx, gateway, minedNonce);
+        const first = await this.lockNextNonce(tx, gateway, minedNonce);
+        let nonce = first;
         const results: SignResult[] = [];
         for (const request of requests) {
           const result = await this.signLocked(tx, request.payoutId, gateway, request.fees, nonce);
           if (typeof result === 'object') nonce += 1;
           results.push(result);
         }
-        await executeInTransaction(
-          tx,
-          'update hot_wallet_nonces set next_nonce = ? where chain = ? and address = ?',
-          [nonce, gateway.chain, gateway.hotWallet],
-        );
+        // The row records nonces we used: a batch that signed nothing leaves it as it was.
+        if (nonce > first) {
+          await executeInTransaction(
+            tx,
+            `insert into hot_wallet_nonces (chain, address, next_nonce, updated_at)
+             values (?, ?, ?, ?)
+             on conflict (chain, address) do update
+               set next_nonce = excluded.next_nonce, updated_at = excluded.updated_at`,
+            [gateway.chain, gateway.hotWallet, nonce, this.clock.now()],
+          );
+        }
         return results;
       }),
     );
   }
 
   /**
-   * The nonce row is the hot wallet's lock: held from here to commit, so one signer at a time
-   * takes the next nonces. Taken before any payout row, so two signers never hold each
-   * other's locks. It only ever moves forward past nonces already mined (someone else used
-   * the wallet); our own signed nonces are all below it.
+   * One signer at a time per hot wallet, across runners: a transaction-scoped advisory lock
+   * on the wallet (it exists before the wallet's nonce row does), then the nonce row itself,
+   * held to commit. Taken before any payout row, so two signers never hold each other's
+   * locks. The next nonce only ever moves forward past nonces already mined (someone else
+   * used the wallet); our own signed nonces are all below it.
    */
   private async lockNextNonce(
     tx: EntityManager,
     gateway: ChainGateway,
     minedNonce: number,
   ): Promise<number> {
+    await executeInTransaction(tx, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [
+      `hot_wallet:${gateway.chain}:${gateway.hotWallet}`,
+    ]);
     const [row] = await executeInTransaction<{ next_nonce: string }>(
       tx,
-      `insert into hot_wallet_nonces (chain, address, next_nonce, updated_at) values (?, ?, ?, ?)
-       on conflict (chain, address) do update
-         set next_nonce = greatest(hot_wallet_nonces.next_nonce, excluded.next_nonce),
-             updated_at = excluded.updated_at
-       returning next_nonce`,
-      [gateway.chain, gateway.hotWallet, minedNonce, this.clock.now()],
+      'select next_nonce from hot_wallet_nonces where chain = ? and address = ? for update',
+      [gateway.chain, gateway.hotWallet],
     );
-    return Number(row.next_nonce);
+    return Math.max(row ? Number(row.next_nonce) : 0, minedNonce);
   }
 
   /** Signs one PENDING payout at `nonce`, under the caller's nonce lock (see signBatch). */
