@@ -312,8 +312,14 @@ describe('webhook delivery (real PostgreSQL, real HTTP receiver)', () => {
 
       await dispatcher.wake();
       // The healthy merchant's two deliveries arrive while the stuck endpoint still hangs on
-      // its two, well before the 500 ms timeout frees anything.
-      await eventually(async () => (receiver.received.length === 2 ? true : undefined), 400, 10);
+      // its two, well before the 500 ms timeout frees anything. (Either side's requests may
+      // reach its receiver first: both are waited for.)
+      await eventually(
+        async () =>
+          receiver.received.length === 2 && slow.received.length === 2 ? true : undefined,
+        400,
+        10,
+      );
       expect(slow.received).toHaveLength(2);
     } finally {
       await dispatcher.stop();
