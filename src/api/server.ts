@@ -2,7 +2,9 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
+  type FastifyReply,
   type FastifyRequest,
+  LogController,
 } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -59,6 +61,34 @@ function isGraphQLRequest(request: FastifyRequest): boolean {
   return path === '/graphql' || path === ADMIN_GRAPHQL_PATH;
 }
 
+/**
+ * One log line per request instead of Fastify's two: "request completed" (or "request
+ * errored") carries the request too (method, url, remote address), and "incoming request" is
+ * not written. Logging costs a gateway per request about as much as a deposit read's SQL does
+ * (bench/notes/reads.md); a request that never completes still shows in the metrics.
+ */
+class OneLineRequestLogs extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    if (error) {
+      reply.log.error(
+        { req: request, res: reply, err: error, responseTime: reply.elapsedTime },
+        'request errored',
+      );
+    } else {
+      reply.log.info(
+        { req: request, res: reply, responseTime: reply.elapsedTime },
+        'request completed',
+      );
+    }
+  }
+}
+
 /** Builds the gateway: REST `/v1`, GraphQL over HTTP and graphql-ws, one error model each. */
 export async function buildGateway(options: GatewayOptions) {
   const { orm, services } = options;
@@ -68,6 +98,7 @@ export async function buildGateway(options: GatewayOptions) {
     loggerInstance: options.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     requestIdHeader: false,
+    logController: new OneLineRequestLogs(),
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming)
