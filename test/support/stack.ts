@@ -75,6 +75,8 @@ function launch(
 
 export interface Gateway extends RunningProcess {
   url: string;
+  /** The internal listener: `/metrics` and `/admin/graphql` (never on `url`). */
+  internalUrl: string;
 }
 
 export function baseEnv(
@@ -96,8 +98,16 @@ export function baseEnv(
 }
 
 export async function startGateway(env: NodeJS.ProcessEnv): Promise<Gateway> {
-  const running = await launch(GATEWAY, { ...env, PORT: '0', HOST: '127.0.0.1' }, 'listening');
-  return { ...running, url: String(running.ready.url) };
+  const running = await launch(
+    GATEWAY,
+    { ...env, PORT: '0', HOST: '127.0.0.1', INTERNAL_PORT: '0', INTERNAL_HOST: '127.0.0.1' },
+    'listening',
+  );
+  return {
+    ...running,
+    url: String(running.ready.url),
+    internalUrl: String(running.ready.internal_url),
+  };
 }
 
 export async function startRunner(env: NodeJS.ProcessEnv): Promise<RunningProcess> {
@@ -110,6 +120,8 @@ export interface Stack {
   gateways: Gateway[];
   runners: RunningProcess[];
   url: string;
+  /** The first gateway's internal listener (`/metrics`, `/admin/graphql`). */
+  internalUrl: string;
   stop(): Promise<void>;
 }
 
@@ -140,6 +152,7 @@ export async function startStack(
     gateways,
     runners,
     url: gateways[0].url,
+    internalUrl: gateways[0].internalUrl,
     stop: async () => {
       await Promise.all([...gateways, ...runners].map((p) => p.stop()));
     },
