@@ -41,8 +41,8 @@ export const configSchema = z.object({
   TRUST_PROXY: z
     .string()
     .regex(
-      /^(true|false|[0-9]{1,2}|[0-9A-Fa-f.:/]+(,\s*[0-9A-Fa-f.:/]+)*)$/,
-      'must be true, false, a hop count or proxy addresses',
+      /^(true|false|[0-9]{1,2}|(loopback|linklocal|uniquelocal|[0-9A-Fa-f.:/]+)(\s*,\s*(loopback|linklocal|uniquelocal|[0-9A-Fa-f.:/]+))*)$/,
+      'must be true, false, a hop count, or proxy addresses/CIDRs (or loopback, linklocal, uniquelocal)',
     )
     .default('false')
     .transform((value): boolean | number | string[] => {

@@ -72,13 +72,13 @@ describe('the HTTP edge: framework refusals in the error shape', () => {
   });
 
   it.each([
-    ['/v1/deposits/%', '/v1/deposits/%', 400, 'invalid_parameter'],
-    ['/v1/onramp/%E0%A4%A', '/v1/onramp/%E0%A4%A', 400, 'invalid_parameter'],
-    ['/v1/deposits/%C0%AE%C0%AE', '/v1/deposits/%C0%AE%C0%AE', 400, 'invalid_parameter'],
-    ['/v1/onramp/%C0%AE%C0%AE', '/v1/onramp/%C0%AE%C0%AE', 400, 'invalid_parameter'],
-    ['a 3,000-character deposit id', `/v1/deposits/${'d'.repeat(3000)}`, 404, 'not_found'],
-    ['a 3,000-character onramp id', `/v1/onramp/onr_${'x'.repeat(3000)}`, 404, 'not_found'],
-  ])('GET %s answers %i %s', async (_label, path, status, code) => {
+    ['/v1/deposits/%', 400, 'invalid_parameter', '/v1/deposits/%'],
+    ['/v1/onramp/%E0%A4%A', 400, 'invalid_parameter', '/v1/onramp/%E0%A4%A'],
+    ['/v1/deposits/%C0%AE%C0%AE', 400, 'invalid_parameter', '/v1/deposits/%C0%AE%C0%AE'],
+    ['/v1/onramp/%C0%AE%C0%AE', 400, 'invalid_parameter', '/v1/onramp/%C0%AE%C0%AE'],
+    ['a 3,000-character deposit id', 404, 'not_found', `/v1/deposits/${'d'.repeat(3000)}`],
+    ['a 3,000-character onramp id', 404, 'not_found', `/v1/onramp/onr_${'x'.repeat(3000)}`],
+  ])('GET %s answers %i %s', async (_label, status, code, path) => {
     expectErrorShape(
       await rawGet(stack.url, path as string, key),
       status as number,
