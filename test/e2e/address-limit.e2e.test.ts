@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { createTestDatabase } from '../support/db';
 import type { HttpResponse } from '../support/http';
+import { sql } from '../support/sql';
 import { createMerchant, startStack, type Stack } from '../support/stack';
 
 /**
@@ -67,10 +68,12 @@ async function statuses(count: number, send: () => Promise<HttpResponse>): Promi
   return all;
 }
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 /** The counts live in one-minute windows: start a flood early in one, so it stays inside. */
-async function earlyInAMinute(): Promise<void> {
+async function earlyInAMinute(latestSecond = 40): Promise<void> {
   const second = new Date().getUTCSeconds();
-  if (second > 40) await new Promise((r) => setTimeout(r, (61 - second) * 1000));
+  if (second > latestSecond) await sleep((61 - second) * 1000);
 }
 
 function expectRefused(response: HttpResponse): void {
@@ -87,9 +90,10 @@ const badKey = () => `sk_test_${randomBytes(16).toString('hex')}`;
 describe('the per-address limit on unauthenticated requests (default 100 per minute)', () => {
   let stack: Stack;
   let key: string;
+  let databaseUrl: string;
 
   beforeAll(async () => {
-    const databaseUrl = await createTestDatabase();
+    databaseUrl = await createTestDatabase();
     stack = await startStack(databaseUrl, {
       runners: 0,
       env: { BANK_WEBHOOK_SECRET: BANK_SECRET },
@@ -164,4 +168,34 @@ describe('the per-address limit on unauthenticated requests (default 100 per min
     expect(refused.body.errors[0].extensions.code).toBe('RATE_LIMITED');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
+
+  it('a refused address costs no key lookup: a flood of bad keys stops reaching the database', async () => {
+    // Reads of api_keys, from PostgreSQL's statistics. A backend reports them at the end of a
+    // transaction at most once a second, or after 10 s idle: hence the waits.
+    const keyLookups = async () => {
+      const [row] = await sql<{ scans: string }>(
+        databaseUrl,
+        `select coalesce(seq_scan, 0) + coalesce(idx_scan, 0) as scans
+           from pg_stat_user_tables where relname = 'api_keys'`,
+      );
+      return Number(row.scans);
+    };
+    const withBadKey = (address: string) => () =>
+      from(address, stack.url, 'GET', '/v1/merchant/balance', {
+        headers: { authorization: `Bearer ${badKey()}` },
+      });
+    await earlyInAMinute(20);
+    expect(await statuses(LIMIT, withBadKey('127.0.0.6'))).toEqual(Array(LIMIT).fill(401));
+    expectRefused(await withBadKey('127.0.0.6')());
+    await sleep(11_000);
+    const before = await keyLookups();
+
+    expect(await statuses(50, withBadKey('127.0.0.6'))).toEqual(Array(50).fill(429));
+    // The measure works: five bad keys from an address not refused are five lookups.
+    expect(await statuses(5, withBadKey('127.0.0.7'))).toEqual(Array(5).fill(401));
+    await sleep(11_000);
+    const lookups = (await keyLookups()) - before;
+    expect(lookups).toBeGreaterThanOrEqual(5);
+    expect(lookups).toBeLessThan(5 + 50);
+  }, 120_000);
 });
