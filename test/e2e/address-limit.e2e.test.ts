@@ -96,7 +96,8 @@ describe('the per-address limit on unauthenticated requests (default 100 per min
     databaseUrl = await createTestDatabase();
     stack = await startStack(databaseUrl, {
       runners: 0,
-      env: { BANK_WEBHOOK_SECRET: BANK_SECRET },
+      // Empty is unset: the default limit, not the raised one test/support/stack.ts sets.
+      env: { BANK_WEBHOOK_SECRET: BANK_SECRET, RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '' },
     });
     key = (await createMerchant(databaseUrl, 'Limited Co')).api_key;
   });
