@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { createTestDatabase } from '../support/db';
 import { request, type HttpResponse } from '../support/http';
 import { createMerchant, startStack, type Stack } from '../support/stack';
@@ -136,6 +137,28 @@ describe('the HTTP edge: framework refusals in the error shape', () => {
     expectErrorShape(large, 413, 'payload_too_large');
     const notJson = await request(stack.url, 'POST', '/v1/onramp', { key, rawBody: '{"type":' });
     expectErrorShape(notJson, 400, 'invalid_parameter');
+  });
+
+  it('a request Node cannot parse (headers too large, bad request line) still gets the error shape', async () => {
+    const exchange = (text: string) =>
+      new Promise<string>((resolve, reject) => {
+        const { hostname, port } = new URL(stack.url);
+        const socket = connect(Number(port), hostname, () => socket.end(text));
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        socket.on('error', reject);
+      });
+    for (const [text, status] of [
+      [`GET /health HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+      ['NOT A REQUEST\r\n\r\n', 400],
+    ] as const) {
+      const answer = await exchange(text);
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head.split('\r\n')[0]).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+      expect(head).toMatch(/\r\nx-request-id: req_/);
+      expect(JSON.parse(body).error.code).toBe('invalid_parameter');
+    }
   });
 
   it('/metrics and /admin/graphql are not on the public port, only on the internal one', async () => {
