@@ -30,6 +30,9 @@ COPY contracts/artifacts ./contracts/artifacts
 # Inside a container the gateway must listen on all interfaces, not on loopback (the default).
 ENV HOST=0.0.0.0 PORT=4000
 USER node
-# 4000: the gateway; 4001: the job runner's /health and /metrics (JOBS_PORT).
+# 4000: the gateway; 4001: the job runner's /health and /metrics (JOBS_PORT). The gateway's
+# /metrics and /admin/graphql are on INTERNAL_PORT (4002), bound to loopback inside the
+# container: set INTERNAL_HOST=0.0.0.0 for a scraper on the container network, and never
+# publish that port.
 EXPOSE 4000 4001
 CMD ["node", "--max-old-space-size=128", "dist/src/gateway.js"]

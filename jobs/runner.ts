@@ -127,6 +127,7 @@ async function main(): Promise<void> {
     await agendaStore.close();
     // Health and metrics answer until the end of the drain.
     await http.close();
+    metrics.close();
     await orm.close();
   });
 }

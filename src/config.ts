@@ -27,6 +27,29 @@ export const configSchema = z.object({
   /** The job runner's HTTP port (GET /health and /metrics only), on HOST. 0: any free port. */
   JOBS_PORT: z.coerce.number().int().min(0).max(65535).default(4001),
   HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * The gateway's internal listener: `/metrics` and `/admin/graphql`, never on PORT. Loopback by
+   * default; 0: any free port.
+   */
+  INTERNAL_PORT: z.coerce.number().int().min(0).max(65535).default(4002),
+  INTERNAL_HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * Fastify's `trustProxy`: whose X-Forwarded-For decides a client's address (the per-address
+   * limit). `false` (default: the socket's peer), `true` (any proxy: only behind one that
+   * overwrites the header), a number of hops, or a comma-separated list of proxy addresses/CIDRs.
+   */
+  TRUST_PROXY: z
+    .string()
+    .regex(
+      /^(true|false|[0-9]{1,2}|(loopback|linklocal|uniquelocal|[0-9A-Fa-f.:/]+)(\s*,\s*(loopback|linklocal|uniquelocal|[0-9A-Fa-f.:/]+))*)$/,
+      'must be true, false, a hop count, or proxy addresses/CIDRs (or loopback, linklocal, uniquelocal)',
+    )
+    .default('false')
+    .transform((value): boolean | number | string[] => {
+      if (value === 'true' || value === 'false') return value === 'true';
+      if (/^[0-9]+$/.test(value)) return Number(value);
+      return value.split(',').map((part) => part.trim());
+    }),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
@@ -40,6 +63,10 @@ export const configSchema = z.object({
   RATE_TTL_SECONDS: positiveInt(1800),
   ONRAMP_TTL_SECONDS: positiveInt(1500),
   RATE_LIMIT_PER_MINUTE: positiveInt(100),
+  /** Failed authentications a client address may make per minute before it is refused (429). */
+  RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: positiveInt(100),
+  /** How often processes count deposits by status for the `onramp_deposits` gauge. */
+  DEPOSITS_GAUGE_REFRESH_SECONDS: positiveInt(15),
   FEE_BPS: z.coerce.number().int().min(0).max(9999).default(50),
   /** Onramps a merchant may create per Africa/Lagos day; the next one freezes the merchant. */
   ONRAMP_DAILY_LIMIT: positiveInt(1000),

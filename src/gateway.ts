@@ -5,12 +5,19 @@ import { createLogger } from './logger';
 import { openOrm } from './db/orm';
 import { createServices } from './services';
 import { buildGateway } from './api/server';
+import { buildInternalServer } from './api/internal-server';
+import { AddressLimiter } from './api/address-limit';
+import { createRateLimitStore } from './api/rate-limit';
+import { createGatewayMetrics } from './metrics/gateway-metrics';
 import { VERSION } from './version';
 import { exitGracefullyOnSignals } from './shutdown';
 import { requireDatabaseUrl } from './db/database-url';
 import { DepositEventHub } from './api/subscriptions/deposit-event-hub';
 
-/** Gateway process: REST /v1, GraphQL and graphql-ws against DATABASE_URL. */
+/**
+ * Gateway process: REST /v1, GraphQL and graphql-ws on PORT against DATABASE_URL; `/metrics`
+ * and `/admin/graphql` on the internal listener (INTERNAL_PORT).
+ */
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger('gateway', config.LOG_LEVEL);
@@ -22,13 +29,38 @@ async function main(): Promise<void> {
     clock: systemClock,
     log: logger.child({ component: 'deposit-events' }),
   });
-  const app = await buildGateway({ orm, services, logger, version: VERSION, depositEvents });
+  const metrics = createGatewayMetrics({
+    orm,
+    log: logger,
+    depositsRefreshMs: config.DEPOSITS_GAUGE_REFRESH_SECONDS * 1000,
+  });
+  // One set of counters for both listeners: a failed operator token and a failed API key
+  // count against the same address.
+  const rateLimitStore = createRateLimitStore(orm, systemClock);
+  const limiter = new AddressLimiter(
+    rateLimitStore,
+    systemClock,
+    config.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
+  );
+  const shared = { orm, services, logger, metrics, limiter };
+  const app = await buildGateway({ ...shared, version: VERSION, depositEvents, rateLimitStore });
+  const internal = await buildInternalServer(shared);
+  // The internal listener first: a taken port stops start-up before the API takes traffic.
+  const internalUrl = await internal.listen({
+    port: config.INTERNAL_PORT,
+    host: config.INTERNAL_HOST,
+  });
   const address = await app.listen({ port: config.PORT, host: config.HOST });
-  logger.info({ url: address, event: 'listening' }, `gateway listening on ${address}`);
+  logger.info(
+    { url: address, internal_url: internalUrl, event: 'listening' },
+    `gateway listening on ${address} (metrics and admin on ${internalUrl})`,
+  );
 
   exitGracefullyOnSignals(logger, 'gateway', config.SHUTDOWN_TIMEOUT_MS, async () => {
     // Stops accepting connections, answers requests in flight, closes websockets.
     await app.close();
+    await internal.close();
+    metrics.close();
     await orm.close();
   });
 }

@@ -114,11 +114,17 @@ export class PostgresRateLimitStore {
   }
 }
 
+/** One store per process: API keys (`key:`, `onramp:`) and addresses (`ip:`) count in it. */
+export function createRateLimitStore(orm: MikroORM, clock: Clock): PostgresRateLimitStore {
+  return new PostgresRateLimitStore(orm, clock, 60_000);
+}
+
+/** The per-key limit; unauthenticated requests are limited per address (address-limit.ts). */
 export async function registerRateLimit(
   app: FastifyInstance,
-  options: { orm: MikroORM; clock: Clock; perMinute: number },
+  options: { store: PostgresRateLimitStore; perMinute: number },
 ): Promise<void> {
-  const store = new PostgresRateLimitStore(options.orm, options.clock, 60_000);
+  const { store } = options;
   await app.register(rateLimit, {
     global: true,
     // After authentication (onRequest) and before the body is read.

@@ -1,11 +1,4 @@
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyError,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  LogController,
-} from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { fastifyApolloHandler, fastifyApolloDrainPlugin } from '@as-integrations/fastify';
@@ -14,13 +7,11 @@ import type { Logger } from 'pino';
 import { errorBody, ErrorCode } from '../domain/errors';
 import type { Services } from '../services';
 import { forbidden } from '../services/auth.service';
-import { mapError } from './error-mapping';
 import { createApollo } from './graphql/apollo';
 import type { GraphQLContext } from './graphql/context';
-import { graphqlErrorBody } from './graphql/errors';
 import { buildGraphQLSchema } from './graphql/schema';
 import './principal';
-import { registerRateLimit } from './rate-limit';
+import { registerRateLimit, type PostgresRateLimitStore } from './rate-limit';
 import { registerIdempotency } from './idempotency';
 import { ErrorResponse } from './rest/schemas';
 import { healthRoutes } from './rest/routes/health.route';
@@ -37,13 +28,9 @@ import { attachGraphQLWebSocket } from './ws';
 import { dashboardRoutes } from './dashboard/dashboard.route';
 import { cookieValue, SESSION_COOKIE } from './dashboard/cookies';
 import type { DepositEventHub } from './subscriptions/deposit-event-hub';
-import { createGatewayMetrics, type GatewayMetrics } from '../metrics/gateway-metrics';
-import { metricsRoute } from './rest/routes/metrics.route';
-import { ADMIN_GRAPHQL_PATH, registerAdminGraphQL } from './admin/admin.route';
-import { randomUlid } from '../domain/ids';
-
-export const BODY_LIMIT_BYTES = 64 * 1024;
-const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+import type { GatewayMetrics } from '../metrics/gateway-metrics';
+import type { AddressLimiter } from './address-limit';
+import { edgeServerOptions, installErrorPath } from './http-edge';
 
 export interface GatewayOptions {
   orm: MikroORM;
@@ -52,88 +39,32 @@ export interface GatewayOptions {
   version: string;
   /** Live deposit events for graphql-ws subscriptions: started and stopped with the app. */
   depositEvents?: DepositEventHub;
-  /** Served at `/metrics` (default: a fresh registry for this gateway). */
-  metrics?: GatewayMetrics;
+  /** Request latency goes here; the registry is served by the internal listener. */
+  metrics: GatewayMetrics;
+  /** The shared counters: per API key here, per address through `limiter`. */
+  rateLimitStore: PostgresRateLimitStore;
+  limiter: AddressLimiter;
 }
 
-function isGraphQLRequest(request: FastifyRequest): boolean {
-  const path = request.url.split('?')[0];
-  return path === '/graphql' || path === ADMIN_GRAPHQL_PATH;
-}
+const isGraphQLRequest = (request: FastifyRequest): boolean =>
+  request.url.split('?')[0] === '/graphql';
 
-/**
- * One log line per request instead of Fastify's two: "request completed" (or "request
- * errored") carries the request too (method, url, remote address), and "incoming request" is
- * not written. Logging costs a gateway per request about as much as a deposit read's SQL does
- * (bench/notes/reads.md); a request that never completes still shows in the metrics.
- */
-class OneLineRequestLogs extends LogController {
-  override incomingRequest(): void {}
-
-  override requestCompleted(
-    error: Error | null | undefined,
-    request: FastifyRequest,
-    reply: FastifyReply,
-  ): void {
-    if (error) {
-      reply.log.error(
-        { req: request, res: reply, err: error, responseTime: reply.elapsedTime },
-        'request errored',
-      );
-    } else {
-      reply.log.info(
-        { req: request, res: reply, responseTime: reply.elapsedTime },
-        'request completed',
-      );
-    }
-  }
-}
+/** What identifies a request's credential for the address limiter (key or session cookie). */
+const credentialOf = (request: FastifyRequest): string | undefined =>
+  request.headers.authorization ?? cookieValue(request.headers, SESSION_COOKIE) ?? undefined;
 
 /** Builds the gateway: REST `/v1`, GraphQL over HTTP and graphql-ws, one error model each. */
 export async function buildGateway(options: GatewayOptions) {
   const { orm, services } = options;
-  const metrics = options.metrics ?? createGatewayMetrics({ orm, log: options.logger });
+  const { metrics, limiter } = options;
   const production = services.config.ONRAMP_ENV === 'production';
-  const app = Fastify({
-    loggerInstance: options.logger as FastifyBaseLogger,
-    bodyLimit: BODY_LIMIT_BYTES,
-    requestIdHeader: false,
-    logController: new OneLineRequestLogs(),
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming)
-        ? incoming
-        : `req_${randomUlid()}`;
-    },
-    routerOptions: { maxParamLength: 200 },
-    // Our own 503 (below) answers requests that arrive while closing, in the API's error shape.
-    return503OnClosing: false,
-    ajv: { customOptions: { removeAdditional: false } },
-  }).withTypeProvider<TypeBoxTypeProvider>();
+  const app = Fastify(
+    edgeServerOptions(options.logger, services.config.TRUST_PROXY),
+  ).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   app.addSchema(ErrorResponse);
-
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const mapped = mapError(error);
-    if (mapped.unexpected) request.log.error({ err: error }, 'unexpected error');
-    else if (mapped.status >= 500) request.log.warn({ err: error }, mapped.message);
-    if (mapped.code === ErrorCode.RateLimited && !reply.hasHeader('retry-after')) {
-      reply.header('retry-after', '60');
-    }
-    const body = isGraphQLRequest(request)
-      ? graphqlErrorBody(mapped.code, mapped.message)
-      : errorBody(mapped.code, mapped.message, mapped.details);
-    return reply.code(mapped.status).type('application/json').send(body);
-  });
-
-  app.setNotFoundHandler((request, reply) =>
-    reply
-      .code(404)
-      .send(
-        errorBody(ErrorCode.NotFound, `No route ${request.method} ${request.url.split('?')[0]}`),
-      ),
-  );
+  installErrorPath(app as unknown as FastifyInstance, { limiter, isGraphQL: isGraphQLRequest });
 
   /**
    * A bearer key; or, for GraphQL only, the dashboard's session cookie together with its CSRF
@@ -172,23 +103,22 @@ export async function buildGateway(options: GatewayOptions) {
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
     if (closing) {
       return reply
         .code(503)
         .headers({ connection: 'close', 'retry-after': '1' })
         .send(errorBody(ErrorCode.ServiceUnavailable, 'The gateway is shutting down; retry'));
     }
+    // An address past its limit of failed authentications is refused before any lookup.
+    // /health stays cheap and always answers: load balancers probe it.
+    if (request.routeOptions.url && request.routeOptions.url !== '/health') {
+      limiter.assertNotRefused(request.ip, credentialOf(request));
+    }
     request.em = orm.em.fork();
     if (request.routeOptions.config?.public || !request.routeOptions.url) return;
-    if (request.routeOptions.config?.operator) {
-      request.operator = await services.operatorTokens.authenticate(
-        request.em,
-        request.headers.authorization,
-      );
-      return;
-    }
     request.principal = await principalOf(request);
+    const credential = credentialOf(request);
+    if (credential) limiter.remember(credential);
     // Default deny: a client secret reaches only routes that allow it.
     if (request.principal.kind === 'client_secret' && !request.routeOptions.config?.clientSecret) {
       throw forbidden();
@@ -215,15 +145,13 @@ export async function buildGateway(options: GatewayOptions) {
     },
   });
   await registerRateLimit(app, {
-    orm,
-    clock: services.clock,
+    store: options.rateLimitStore,
     perMinute: services.config.RATE_LIMIT_PER_MINUTE,
   });
 
   // Root hooks: every POST route, /graphql included, honours Idempotency-Key.
   registerIdempotency(app, { idempotency: services.idempotency });
   await app.register(healthRoutes(services, options.version));
-  await app.register(metricsRoute(metrics.registry));
   await app.register(ratesRoutes(services));
   await app.register(onrampRoutes(services));
   await app.register(bankNotificationRoutes(services));
@@ -260,8 +188,6 @@ export async function buildGateway(options: GatewayOptions) {
     schema: { hide: true },
     handler: graphqlHandler,
   });
-
-  await registerAdminGraphQL(app as unknown as FastifyInstance, { services, production });
 
   let websocket: ReturnType<typeof attachGraphQLWebSocket> | undefined;
   const { depositEvents } = options;

@@ -204,6 +204,8 @@ async function main(): Promise<void> {
     waitForLog(jobs, 'ready', 60_000),
   ]);
   const url = String(listening.url).replace('127.0.0.1', 'localhost');
+  // /metrics and /admin/graphql are never on the API port: the internal listener serves them.
+  const internalUrl = String(listening.internal_url).replace('127.0.0.1', 'localhost');
   say('');
   say('NGN onramp sandbox is running');
   say(
@@ -213,10 +215,11 @@ async function main(): Promise<void> {
   say(`  WebSocket  ${url.replace(/^http/, 'ws')}/graphql   (graphql-ws)`);
   say(`  OpenAPI    ${url}/v1/openapi.json`);
   say(`  Health     ${url}/health`);
-  say(`  Metrics    ${url}/metrics   (gateway)`);
+  say(`  Metrics    ${internalUrl}/metrics   (gateway, internal listener)`);
   if (typeof ready.metrics_url === 'string') {
     say(`             ${ready.metrics_url.replace('127.0.0.1', 'localhost')}   (job runner)`);
   }
+  say(`  Admin      ${internalUrl}/admin/graphql   (operator token: npx onramp operators issue)`);
   say(`  Dashboard  ${url}/dashboard   (sign in with the API key below)`);
   if (credentials) {
     say(`  Merchant   ${credentials.merchant_id}`);

@@ -5,18 +5,37 @@ import { registerDepositsGauge } from './deposits';
 import { registerHttpMetrics, type RequestObserver } from './http';
 import { createRegistry } from './registry';
 
+/** How often the deposit gauge is counted unless told otherwise. */
+export const DEPOSITS_REFRESH_MS = 15_000;
+
 export interface GatewayMetrics {
   registry: Registry;
   observeRequest: RequestObserver;
   /** Tells the websocket gauge where to count open sockets (set once graphql-ws is attached). */
   countWebSockets(count: () => number): void;
+  /** Counts deposits now instead of at the next tick of the timer. */
+  refreshDeposits(): Promise<void>;
+  /** Stops the deposit gauge's timer. */
+  close(): void;
 }
 
-/** The gateway's `/metrics`: process defaults, request latency, deposits, graphql-ws sockets. */
-export function createGatewayMetrics(options: { orm: MikroORM; log: Logger }): GatewayMetrics {
+/**
+ * The gateway's `/metrics` (on the internal listener): process defaults, request latency,
+ * deposits, graphql-ws sockets. A scrape reads memory only; nothing in it queries the database.
+ */
+export function createGatewayMetrics(options: {
+  orm: MikroORM;
+  log: Logger;
+  depositsRefreshMs?: number;
+}): GatewayMetrics {
   const registry = createRegistry();
   const observeRequest = registerHttpMetrics(registry);
-  registerDepositsGauge(registry, options.orm, options.log);
+  const deposits = registerDepositsGauge(
+    registry,
+    options.orm,
+    options.log,
+    options.depositsRefreshMs ?? DEPOSITS_REFRESH_MS,
+  );
   let sockets: () => number = () => 0;
   new Gauge({
     name: 'onramp_graphql_ws_connections',
@@ -32,5 +51,7 @@ export function createGatewayMetrics(options: { orm: MikroORM; log: Logger }): G
     countWebSockets: (count) => {
       sockets = count;
     },
+    refreshDeposits: deposits.refresh,
+    close: deposits.stop,
   };
 }

@@ -14,6 +14,10 @@ export interface JobRunnerMetrics {
   registry: Registry;
   observeSettlement: SettlementObserver;
   observeWebhookAttempt: WebhookAttemptObserver;
+  /** Counts deposits now instead of at the next tick of the timer. */
+  refreshDeposits(): Promise<void>;
+  /** Stops the deposit gauge's timer. */
+  close(): void;
 }
 
 /**
@@ -28,7 +32,12 @@ export function createJobRunnerMetrics(options: {
   configuredChains: () => readonly string[];
 }): JobRunnerMetrics {
   const registry = createRegistry();
-  registerDepositsGauge(registry, options.orm, options.log);
+  const deposits = registerDepositsGauge(
+    registry,
+    options.orm,
+    options.log,
+    options.config.DEPOSITS_GAUGE_REFRESH_SECONDS * 1000,
+  );
   const observeSettlement = registerSettlementMetrics(registry);
   const observeWebhookAttempt = registerWebhookMetrics(registry);
   // With the MongoDB store the queue lives there; these gauges are left out.
@@ -36,5 +45,11 @@ export function createJobRunnerMetrics(options: {
     registerJobQueueGauges(registry, options.orm, options.log, options.jobNames);
   }
   registerChainHealthGauge(registry, options.orm, options.log, options.configuredChains);
-  return { registry, observeSettlement, observeWebhookAttempt };
+  return {
+    registry,
+    observeSettlement,
+    observeWebhookAttempt,
+    refreshDeposits: deposits.refresh,
+    close: deposits.stop,
+  };
 }

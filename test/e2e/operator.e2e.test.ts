@@ -42,7 +42,7 @@ describe('operator tools', () => {
   });
 
   const admin = async (query: string, variables?: Record<string, unknown>) => {
-    const response = await request<Loose>(stack.url, 'POST', '/admin/graphql', {
+    const response = await request<Loose>(stack.internalUrl, 'POST', '/admin/graphql', {
       key: operatorToken,
       body: { query, variables },
     });
@@ -85,7 +85,7 @@ describe('operator tools', () => {
   it('refuses anything but a valid operator token, and operator tokens open nothing else', async () => {
     const query = { query: '{ ledgerCheck { ok } }' };
     for (const key of [undefined, merchant.api_key, `${operatorToken}x`, 'op_short']) {
-      const response = await request<Loose>(stack.url, 'POST', '/admin/graphql', {
+      const response = await request<Loose>(stack.internalUrl, 'POST', '/admin/graphql', {
         key,
         body: query,
       });
@@ -99,12 +99,19 @@ describe('operator tools', () => {
     expect(asMerchant.status).toBe(401);
     expect(asMerchant.body.error.code).toBe('unauthorized');
     // Malformed input answers in the error shape, not 5xx.
-    const bad = await request<Loose>(stack.url, 'POST', '/admin/graphql', {
+    const bad = await request<Loose>(stack.internalUrl, 'POST', '/admin/graphql', {
       key: operatorToken,
       body: { query: 'mutation { resolveDeposit(id: "dep_nope", resolution: SETTLE) { status } }' },
     });
     expect(bad.status).toBe(200);
     expect(bad.body.errors[0].extensions.code).toBe('INVALID_PARAMETER');
+    // Never on the public API port, even with a valid operator token.
+    const onPublicPort = await request(stack.url, 'POST', '/admin/graphql', {
+      key: operatorToken,
+      body: query,
+    });
+    expect(onPublicPort.status).toBe(404);
+    expect(onPublicPort.body.error.code).toBe('not_found');
   });
 
   it('resolves FLAGGED deposits both ways: status, events, ledger and audit', async () => {

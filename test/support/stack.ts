@@ -75,6 +75,8 @@ function launch(
 
 export interface Gateway extends RunningProcess {
   url: string;
+  /** The internal listener: `/metrics` and `/admin/graphql` (never on `url`). */
+  internalUrl: string;
 }
 
 export function baseEnv(
@@ -91,13 +93,24 @@ export function baseEnv(
     DB_POOL_MAX: '5',
     // Job runners' health and metrics port: any free one, so runners can run side by side.
     JOBS_PORT: '0',
+    // Every test sends from 127.0.0.1, many on purpose with bad keys: the per-address limit
+    // would refuse the rest of a file. test/e2e/address-limit.e2e.test.ts runs the default.
+    RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '1000000',
     ...extra,
   };
 }
 
 export async function startGateway(env: NodeJS.ProcessEnv): Promise<Gateway> {
-  const running = await launch(GATEWAY, { ...env, PORT: '0', HOST: '127.0.0.1' }, 'listening');
-  return { ...running, url: String(running.ready.url) };
+  const running = await launch(
+    GATEWAY,
+    { ...env, PORT: '0', HOST: '127.0.0.1', INTERNAL_PORT: '0', INTERNAL_HOST: '127.0.0.1' },
+    'listening',
+  );
+  return {
+    ...running,
+    url: String(running.ready.url),
+    internalUrl: String(running.ready.internal_url),
+  };
 }
 
 export async function startRunner(env: NodeJS.ProcessEnv): Promise<RunningProcess> {
@@ -110,6 +123,8 @@ export interface Stack {
   gateways: Gateway[];
   runners: RunningProcess[];
   url: string;
+  /** The first gateway's internal listener (`/metrics`, `/admin/graphql`). */
+  internalUrl: string;
   stop(): Promise<void>;
 }
 
@@ -140,6 +155,7 @@ export async function startStack(
     gateways,
     runners,
     url: gateways[0].url,
+    internalUrl: gateways[0].internalUrl,
     stop: async () => {
       await Promise.all([...gateways, ...runners].map((p) => p.stop()));
     },

@@ -58,20 +58,38 @@ function quietLog() {
 
 const config = loadConfig({});
 
+/** Every registry made here, so their deposit timers stop after the run. */
+const created: Array<{ close(): void }> = [];
+afterAll(() => created.forEach((metrics) => metrics.close()));
+
+function gatewayMetrics(orm: MikroORM, log: Logger) {
+  const metrics = createGatewayMetrics({ orm, log });
+  created.push(metrics);
+  return metrics;
+}
+
 function runnerMetrics(orm: MikroORM, log: Logger, env: Record<string, string> = {}) {
-  return createJobRunnerMetrics({
-    orm,
-    log,
-    config: { ...config, ...loadConfig(env) },
-    jobNames: ['settle-deposit', 'process-payouts'],
-    configuredChains: () => ['BASE', 'ETHEREUM'],
-  });
+  return track(
+    createJobRunnerMetrics({
+      orm,
+      log,
+      config: { ...config, ...loadConfig(env) },
+      jobNames: ['settle-deposit', 'process-payouts'],
+      configuredChains: () => ['BASE', 'ETHEREUM'],
+    }),
+  );
+}
+
+function track<T extends { close(): void }>(metrics: T): T {
+  created.push(metrics);
+  return metrics;
 }
 
 describe('gateway metrics', () => {
   it('render as Prometheus text with request latency by route pattern, deposits and sockets', async () => {
     const { log } = quietLog();
-    const metrics = createGatewayMetrics({ orm: fakeOrm(database), log });
+    const metrics = gatewayMetrics(fakeOrm(database), log);
+    await metrics.refreshDeposits();
     metrics.observeRequest('GET', '/v1/deposits/:id', 200, 0.004);
     metrics.observeRequest('GET', '/v1/deposits/:id', 200, 0.03);
     metrics.observeRequest('GET', undefined, 404, 0.001);
@@ -101,10 +119,11 @@ describe('gateway metrics', () => {
 
   it('still answers when the database fails: the deposits gauge is left out, with a warning', async () => {
     const { log, warn } = quietLog();
-    const metrics = createGatewayMetrics({
-      orm: fakeOrm(() => Promise.reject(new Error('connect ECONNREFUSED'))),
+    const metrics = gatewayMetrics(
+      fakeOrm(() => Promise.reject(new Error('connect ECONNREFUSED'))),
       log,
-    });
+    );
+    await metrics.refreshDeposits();
     const parsed = parsePrometheusText(await metrics.registry.metrics());
     expect(parsed.get('onramp_deposits')?.samples).toEqual([]);
     expect(sampleValue(parsed, 'onramp_process_resident_memory_bytes')).toBeGreaterThan(0);
@@ -114,9 +133,54 @@ describe('gateway metrics', () => {
     );
   });
 
+  it('counts deposits on its timer, never per scrape: parallel scrapes read memory', async () => {
+    const { log } = quietLog();
+    let counts = 0;
+    let settled = 7;
+    const orm = fakeOrm((sql) => {
+      if (!sql.includes('from deposits')) return database(sql);
+      counts += 1;
+      return [{ status: 'SETTLED', count: String(settled) }];
+    });
+    const metrics = gatewayMetrics(orm, log);
+    await metrics.refreshDeposits();
+    expect(counts).toBe(1);
+    settled = 8;
+    const scrapes = await Promise.all(
+      Array.from({ length: 10 }, async () => parsePrometheusText(await metrics.registry.metrics())),
+    );
+    expect(counts).toBe(1);
+    for (const parsed of scrapes) {
+      expect(sampleValue(parsed, 'onramp_deposits', { status: 'SETTLED' })).toBe(7);
+    }
+    await metrics.refreshDeposits();
+    const after = parsePrometheusText(await metrics.registry.metrics());
+    expect(sampleValue(after, 'onramp_deposits', { status: 'SETTLED' })).toBe(8);
+  });
+
+  it('the timer counts again on its own', async () => {
+    const { log } = quietLog();
+    let counts = 0;
+    const orm = fakeOrm((sql) => {
+      if (sql.includes('from deposits')) counts += 1;
+      return database(sql);
+    });
+    const metrics = createGatewayMetrics({ orm, log, depositsRefreshMs: 50 });
+    created.push(metrics);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(counts).toBeGreaterThanOrEqual(3);
+    metrics.close();
+    const stopped = counts;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(counts).toBe(stopped);
+  });
+
   it('does not wait for a database that does not answer', async () => {
     const { log } = quietLog();
-    const metrics = createGatewayMetrics({ orm: fakeOrm(() => new Promise(() => {})), log });
+    const metrics = gatewayMetrics(
+      fakeOrm(() => new Promise(() => {})),
+      log,
+    );
     const started = performance.now();
     const parsed = parsePrometheusText(await metrics.registry.metrics());
     expect(performance.now() - started).toBeLessThan(3_500);
@@ -128,6 +192,7 @@ describe('job runner metrics', () => {
   it('render settlement latency, webhook outcomes, queue depth and lag, chain health', async () => {
     const { log } = quietLog();
     const metrics = runnerMetrics(fakeOrm(database), log);
+    await metrics.refreshDeposits();
     const createdAt = new Date('2026-11-22T10:00:00Z');
     metrics.observeSettlement({
       depositId: 'dep_1',
@@ -211,6 +276,7 @@ describe('job runner metrics', () => {
       log,
     );
     metrics.observeWebhookAttempt('failed', 0.1);
+    await metrics.refreshDeposits();
     const parsed = parsePrometheusText(await metrics.registry.metrics());
     for (const name of [
       'onramp_deposits',
@@ -229,6 +295,7 @@ describe("the job runner's HTTP server", () => {
   async function serve(orm: MikroORM) {
     const { log } = quietLog();
     const metrics = runnerMetrics(orm, log);
+    await metrics.refreshDeposits();
     const http = await serveRunnerHttp({
       host: '127.0.0.1',
       port: 0,

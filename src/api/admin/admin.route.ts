@@ -8,8 +8,9 @@ import { buildAdminSchema } from './admin-schema';
 export const ADMIN_GRAPHQL_PATH = '/admin/graphql';
 
 /**
- * `POST /admin/graphql`: the operator's GraphQL endpoint. The gateway's onRequest hook has
- * already authenticated the operator token (401 otherwise); merchant keys never get here.
+ * `POST /admin/graphql`: the operator's GraphQL endpoint, served by the internal listener
+ * only (src/api/internal-server.ts), whose onRequest hook has already authenticated the
+ * operator token (401 otherwise); merchant keys never get here.
  */
 export async function registerAdminGraphQL(
   app: FastifyInstance,
