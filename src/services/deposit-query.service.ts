@@ -5,6 +5,7 @@ import { Deposit } from '../db/entities/deposit.entity';
 import { DomainError, ErrorCode, invalidParameter } from '../domain/errors';
 import type { DepositFilter } from '../domain/deposit-filter';
 import type { Cursor } from '../domain/pagination';
+import { TEXT_ARRAY, textArray } from '../db/text-array';
 
 function whereOf(merchantId: string, filter: DepositFilter): FilterQuery<Deposit> {
   const createdAt: Record<string, Date> = {};
@@ -135,18 +136,32 @@ export class DepositQueryService {
     return { deposits: rows.slice(0, limit), total, hasMore: rows.length > limit };
   }
 
-  /** Each status entry of a deposit, oldest first (from the outbox). */
-  async statusHistory(
+  /**
+   * Each status entry of the given deposits, oldest first (from the outbox), in one query for
+   * a whole page: keyed by deposit id, only the merchant's own (another merchant's id, or an
+   * unknown one, maps to nothing).
+   */
+  async statusHistories(
     em: EntityManager,
-    depositId: string,
-  ): Promise<Array<{ status: string; event: string; at: Date }>> {
+    merchantId: string,
+    depositIds: readonly string[],
+  ): Promise<Map<string, Array<{ status: string; event: string; at: Date }>>> {
+    const histories = new Map<string, Array<{ status: string; event: string; at: Date }>>();
+    if (depositIds.length === 0) return histories;
     const rows = await em
       .getConnection()
-      .execute<Array<{ status: string; kind: string; created_at: string }>>(
-        'select status, kind, created_at from events where deposit_id = ? order by seq',
-        [depositId],
+      .execute<Array<{ deposit_id: string; status: string; kind: string; created_at: string }>>(
+        `select deposit_id, status, kind, created_at from events
+          where merchant_id = ? and deposit_id = any(${TEXT_ARRAY})
+          order by deposit_id, seq`,
+        [merchantId, textArray([...new Set(depositIds)])],
       );
-    return rows.map((r) => ({ status: r.status, event: r.kind, at: new Date(r.created_at) }));
+    for (const r of rows) {
+      const list = histories.get(r.deposit_id) ?? [];
+      list.push({ status: r.status, event: r.kind, at: new Date(r.created_at) });
+      histories.set(r.deposit_id, list);
+    }
+    return histories;
   }
 
   /**

@@ -4,10 +4,10 @@ import {
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
 import type { FastifyBaseLogger } from 'fastify';
-import type { GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type { GraphQLContext } from './context';
 import { formatGraphQLError } from './errors';
-import { queryLimitsRule } from './limits';
+import { GRAPHQL_PARSE_OPTIONS, gatewayExtraRules, operationLimitError } from './validation-rules';
 
 /** Every GraphQL answer is per caller and live: never cached. */
 const noStore: ApolloServerPlugin = {
@@ -18,13 +18,33 @@ const noStore: ApolloServerPlugin = {
   }),
 };
 
+/**
+ * Page sizes given as variables are only known per request, after validation (whose result
+ * Apollo caches per document): the cost is checked again with them before execution.
+ */
+const operationCost: ApolloServerPlugin = {
+  requestDidStart: async () => ({
+    didResolveOperation: async ({ schema, document, operationName, request }) => {
+      const refusal = operationLimitError(schema, document, operationName, request.variables);
+      if (refusal) {
+        throw new GraphQLError(refusal.message, {
+          extensions: { code: 'INVALID_PARAMETER', http: { status: 400 } },
+        });
+      }
+    },
+  }),
+};
+
 export function createApollo<TContext extends object = GraphQLContext>(
   schema: GraphQLSchema,
   options: { production: boolean; log: FastifyBaseLogger; plugins?: ApolloServerPlugin[] },
 ): ApolloServer<TContext> {
   return new ApolloServer<TContext>({
     schema,
-    introspection: !options.production,
+    // Introspection is refused by the gateway's own rule in production (gatewayExtraRules), the
+    // same on HTTP and the websocket; Apollo's would add a second, differently shaped error.
+    introspection: true,
+    parseOptions: GRAPHQL_PARSE_OPTIONS,
     // The hosted landing pages load code from outside; the service serves nothing it does not ship.
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
@@ -32,10 +52,11 @@ export function createApollo<TContext extends object = GraphQLContext>(
       // never sets; its one output, `cache-control: no-store`, is set here instead.
       ApolloServerPluginCacheControlDisabled(),
       noStore,
+      operationCost,
       ...(options.plugins ?? []),
     ],
     allowBatchedHttpRequests: false,
-    validationRules: [queryLimitsRule()],
+    validationRules: gatewayExtraRules({ production: options.production }),
     formatError: formatGraphQLError(options.log),
     includeStacktraceInErrorResponses: false,
     logger: options.log,

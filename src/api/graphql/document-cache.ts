@@ -6,12 +6,15 @@ import {
   type GraphQLSchema,
   type ValidationRule,
 } from 'graphql';
+import { GRAPHQL_PARSE_OPTIONS } from './validation-rules';
 
 export interface DocumentCacheOptions {
   /** Documents kept (least recently used goes first). */
   maxEntries: number;
   /** Longer query texts are checked every time, never kept: bounds memory per entry. */
   maxQueryLength: number;
+  /** The parser gives up after this many tokens (default: the gateway's, as over HTTP). */
+  maxTokens?: number;
 }
 
 export type CheckedDocument = { document: DocumentNode } | { errors: readonly GraphQLError[] };
@@ -45,7 +48,10 @@ export class DocumentCache {
     }
     let document: DocumentNode;
     try {
-      document = parse(query);
+      document = parse(query, {
+        ...GRAPHQL_PARSE_OPTIONS,
+        ...(this.options.maxTokens === undefined ? {} : { maxTokens: this.options.maxTokens }),
+      });
     } catch (error) {
       if (error instanceof GraphQLError) return { errors: [error] };
       throw error;

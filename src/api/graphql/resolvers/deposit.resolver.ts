@@ -1,5 +1,6 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
+import { statusHistoryLoader } from '../loaders';
 import {
   assertCanReadOnramp,
   depositListScope,
@@ -72,7 +73,8 @@ export class DepositResolver {
     @Root() deposit: DepositNode,
     @Ctx() ctx: GraphQLContext,
   ): Promise<DepositStatusChangeType[]> {
-    const history = await ctx.services.deposits.statusHistory(ctx.em, deposit.id);
+    // One query for all the deposits of the answer, not one per deposit.
+    const history = await statusHistoryLoader(ctx).load(deposit.id);
     return history.map((h) =>
       Object.assign(new DepositStatusChangeType(), {
         status: h.status as DepositStatusEnum,
