@@ -13,7 +13,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { Services } from '../services';
 import type { Principal } from '../services/auth.service';
-import { DomainError, ErrorCode, graphqlCodeOf } from '../domain/errors';
+import { DomainError, ErrorCode } from '../domain/errors';
 import { hashSecret } from '../services/merchant.service';
 import { formatGraphQLError } from './graphql/errors';
 import { queryLimitsRule } from './graphql/limits';
@@ -46,11 +46,19 @@ function closeThenTerminate(socket: WebSocket, code: number, reason: string): vo
   setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
 }
 
-/** The error a query or mutation sent over the socket gets; the socket stays open. */
+/**
+ * An operation's `error` message: the domain error inside decides its shape (in `onError`),
+ * as over HTTP.
+ */
+function refusal(code: ErrorCode, message: string): GraphQLError {
+  return new GraphQLError(message, { originalError: new DomainError(code, message) });
+}
+
+/** What a query or mutation sent over the socket gets; the socket stays open. */
 function subscriptionsOnly(operation: string): GraphQLError {
-  return new GraphQLError(
+  return refusal(
+    ErrorCode.InvalidParameter,
     `The websocket carries subscriptions only; send this ${operation} with HTTP POST /graphql`,
-    { extensions: { code: graphqlCodeOf(ErrorCode.InvalidParameter) } },
   );
 }
 
@@ -199,11 +207,7 @@ export function attachGraphQLWebSocket(options: {
         }
         const refused = ctx.extra.open && sockets.refuseSubscription(ctx.extra.open);
         if (refused) {
-          return [
-            new GraphQLError(refused, {
-              extensions: { code: graphqlCodeOf(ErrorCode.RateLimited) },
-            }),
-          ];
+          return [refusal(ErrorCode.RateLimited, refused)];
         }
         return {
           schema: options.schema,
