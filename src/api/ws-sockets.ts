@@ -34,6 +34,12 @@ export interface SocketCaps {
   subscriptionsPerCredential: number;
 }
 
+/**
+ * How long an ended key or session is remembered: a socket whose credential was read just
+ * before the notice came, and registered just after, is closed on registration.
+ */
+const REMEMBER_ENDED_MS = 60_000;
+
 /** setTimeout's longest delay (about 24.8 days); a later expiry re-arms when it fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -48,6 +54,8 @@ export class SocketRegistry {
   private readonly bySession = new Map<string, Set<OpenSocket>>();
   private readonly byOnramp = new Map<string, Set<OpenSocket>>();
   private readonly expiryTimers = new Map<OpenSocket, NodeJS.Timeout>();
+  /** `key:<id>` / `session:<id>` of credentials that ended lately, and when (clock ms). */
+  private readonly recentlyEnded = new Map<string, number>();
 
   constructor(
     private readonly caps: SocketCaps,
@@ -94,6 +102,13 @@ export class SocketRegistry {
     else addTo(this.byOnramp, principal.onrampId, entry);
     if (entry.sessionId) addTo(this.bySession, entry.sessionId, entry);
     if (entry.expiresAt) this.armExpiry(entry);
+    // Keys and sessions never come back once ended (a client secret's onramp might get a new
+    // one, so it is not remembered).
+    if (principal.kind === 'secret_key' && this.recentlyEnded.has(`key:${principal.keyId}`)) {
+      entry.close(WS_CLOSE.revoked, 'Unauthorized: API key revoked');
+    } else if (entry.sessionId && this.recentlyEnded.has(`session:${entry.sessionId}`)) {
+      entry.close(WS_CLOSE.revoked, 'Unauthorized: dashboard session ended');
+    }
   }
 
   remove(entry: OpenSocket): void {
@@ -107,10 +122,12 @@ export class SocketRegistry {
 
   /** An API key was revoked: its sockets and its dashboard sessions' sockets close. */
   keyRevoked(keyId: string): number {
+    this.remember(`key:${keyId}`);
     return closeAll(this.byKey.get(keyId), WS_CLOSE.revoked, 'Unauthorized: API key revoked');
   }
 
   sessionEnded(sessionId: string): number {
+    this.remember(`session:${sessionId}`);
     return closeAll(
       this.bySession.get(sessionId),
       WS_CLOSE.revoked,
@@ -151,6 +168,17 @@ export class SocketRegistry {
   clear(): void {
     for (const timer of this.expiryTimers.values()) clearTimeout(timer);
     this.expiryTimers.clear();
+    this.recentlyEnded.clear();
+  }
+
+  private remember(credential: string): void {
+    const now = this.clock.now().getTime();
+    for (const [id, at] of this.recentlyEnded) {
+      if (now - at <= REMEMBER_ENDED_MS) break; // oldest first: the rest are newer
+      this.recentlyEnded.delete(id);
+    }
+    this.recentlyEnded.delete(credential);
+    this.recentlyEnded.set(credential, now);
   }
 
   /** Closes the socket when its credential expires, by the injected clock. */

@@ -183,8 +183,10 @@ export function attachGraphQLWebSocket(options: {
             subscriptions: () => Object.keys(ctx.subscriptions).length,
             close: (code, reason) => closeThenTerminate(socket, code, reason),
           };
-          sockets.add(open);
           socket.once('close', () => sockets.remove(open));
+          sockets.add(open);
+          // Closed on registration: its credential ended while it was being read.
+          if (socket.readyState !== socket.OPEN) return false;
           ctx.extra.principal = credential.principal;
           ctx.extra.open = open;
           return true;

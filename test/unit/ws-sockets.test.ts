@@ -58,6 +58,22 @@ describe('SocketRegistry', () => {
     });
   });
 
+  it('a socket registered just after its key or session ended is closed at once', () => {
+    const clock = new ManualClock('2026-01-01T00:00:00Z');
+    const registry = new SocketRegistry(caps, clock);
+    registry.keyRevoked('key_gone');
+    registry.sessionEnded('hash_gone');
+    const late = fakeSocket(registry, key('key_gone'));
+    const lateSession = fakeSocket(registry, key('key_live'), { sessionId: 'hash_gone' });
+    expect(late.closes).toEqual([[4401, 'Unauthorized: API key revoked']]);
+    expect(lateSession.closes).toEqual([[4401, 'Unauthorized: dashboard session ended']]);
+    expect(fakeSocket(registry, key('key_live')).closes).toEqual([]);
+    // Forgotten after a minute (by then the key could not authenticate anyway).
+    clock.advance(61_000);
+    registry.keyRevoked('key_other');
+    expect(fakeSocket(registry, key('key_gone')).closes).toEqual([]);
+  });
+
   it('closes at the expiry by the injected clock: 4401 for a session, 4403 for a client secret', () => {
     jest.useFakeTimers();
     try {
