@@ -134,6 +134,21 @@ export const configSchema = z.object({
   WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt(25),
   /** After a secret rotation the previous secret also signs for this long. */
   WEBHOOK_SECRET_ROTATION_SECONDS: positiveInt(86_400),
+  /**
+   * graphql-ws caps, counted per gateway process: sockets one credential (an API key with its
+   * dashboard sessions, or one onramp's client secret) may hold open; a socket past it closes
+   * with 4429.
+   */
+  WS_MAX_SOCKETS_PER_KEY: positiveInt(200),
+  /** Active subscriptions on one socket; the next one gets an error (rate_limited). */
+  WS_MAX_SUBSCRIPTIONS_PER_SOCKET: positiveInt(100),
+  /** Active subscriptions over all of one credential's sockets on this gateway. */
+  WS_MAX_SUBSCRIPTIONS_PER_KEY: positiveInt(1000),
+  /**
+   * How often a gateway reads the credentials of all its open sockets again. Revocations close
+   * sockets at once through NOTIFY; this only catches one sent while the LISTEN was reconnecting.
+   */
+  WS_CREDENTIAL_RECHECK_SECONDS: positiveInt(30),
   /** How long a dashboard sign-in lasts. */
   DASHBOARD_SESSION_SECONDS: positiveInt(12 * 60 * 60),
   /** On SIGTERM, how long in-flight requests, jobs and webhook attempts may take to finish. */

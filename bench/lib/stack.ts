@@ -63,6 +63,9 @@ export async function startBenchStack(
       JOB_POLL_MS: '1000',
       DB_POOL_MAX: '10',
       RATE_LIMIT_PER_MINUTE: '10000000',
+      // The subscription benchmark holds 1,000 sockets of one key on one gateway.
+      WS_MAX_SOCKETS_PER_KEY: '100000',
+      WS_MAX_SUBSCRIPTIONS_PER_KEY: '100000',
       // The processes log as configured (info); the benchmark drains their output unread.
       KEEP_LOGS: 'false',
       ...(chains?.env ?? {}),

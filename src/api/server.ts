@@ -201,7 +201,9 @@ export async function buildGateway(options: GatewayOptions) {
       services,
       log: app.log,
       depositEvents,
+      databaseUrl: services.config.DATABASE_URL,
     });
+    await websocket.start();
     metrics.countWebSockets(() => websocket?.connections() ?? 0);
   });
   app.addHook('preClose', async () => {

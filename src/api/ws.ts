@@ -1,12 +1,20 @@
 import type { IncomingMessage, Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
-import { GraphQLError, specifiedRules, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import {
+  getOperationAST,
+  GraphQLError,
+  specifiedRules,
+  type ExecutionResult,
+  type GraphQLSchema,
+} from 'graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from 'pino';
 import type { Services } from '../services';
 import type { Principal } from '../services/auth.service';
 import { DomainError, ErrorCode } from '../domain/errors';
+import { hashSecret } from '../services/merchant.service';
 import { formatGraphQLError } from './graphql/errors';
 import { queryLimitsRule } from './graphql/limits';
 import { DocumentCache } from './graphql/document-cache';
@@ -14,8 +22,14 @@ import { cookieValue, sameOrigin, SESSION_COOKIE } from './dashboard/cookies';
 import type { DepositEvents } from './subscriptions/deposit-event-hub';
 import { SharedSubscriptionExecution } from './subscriptions/shared-execution';
 import { randomUlid } from '../domain/ids';
+import { SocketRegistry, WS_CLOSE, type OpenSocket } from './ws-sockets';
+import { CredentialWatch } from './ws-credentials';
 
-type ConnectionExtra = Record<PropertyKey, unknown> & { principal?: Principal };
+type ConnectionExtra = Record<PropertyKey, unknown> & {
+  principal?: Principal;
+  /** Set once authenticated: what the credential checks and caps know of this socket. */
+  open?: OpenSocket;
+};
 
 /** Server pings every socket this often; one that has not answered by the next ping is dropped. */
 export const KEEP_ALIVE_MS = 30_000;
@@ -33,8 +47,27 @@ function closeThenTerminate(socket: WebSocket, code: number, reason: string): vo
 }
 
 /**
+ * An operation's `error` message: the domain error inside decides its shape (in `onError`),
+ * as over HTTP.
+ */
+function refusal(code: ErrorCode, message: string): GraphQLError {
+  return new GraphQLError(message, { originalError: new DomainError(code, message) });
+}
+
+/** What a query or mutation sent over the socket gets; the socket stays open. */
+function subscriptionsOnly(operation: string): GraphQLError {
+  return refusal(
+    ErrorCode.InvalidParameter,
+    `The websocket carries subscriptions only; send this ${operation} with HTTP POST /graphql`,
+  );
+}
+
+/**
  * graphql-ws on the gateway's HTTP server at `/graphql`. The client authenticates in
  * `connectionParams.authorization` ("Bearer ..."); a bad key closes the socket with 4401.
+ * Only subscriptions run here: queries and mutations belong on HTTP, where the rate limit and
+ * idempotency apply. A socket whose credential ends (revoked key or client secret, dashboard
+ * session signed out or expired) is closed, on every gateway (`databaseUrl`: the LISTEN).
  */
 export function attachGraphQLWebSocket(options: {
   server: Server;
@@ -44,13 +77,35 @@ export function attachGraphQLWebSocket(options: {
   log: FastifyBaseLogger;
   depositEvents?: DepositEvents;
   keepAliveMs?: number;
-}): { close(): Promise<void>; connections(): number } {
+  /** For the LISTEN on credential revocations; without it sockets are only checked at connect. */
+  databaseUrl?: string;
+}): { start(): Promise<void>; close(): Promise<void>; connections(): number } {
   const wss = new WebSocketServer({
     server: options.server,
     path: '/graphql',
     maxPayload: 64 * 1024,
   });
   const format = formatGraphQLError(options.log);
+  const { config, clock } = options.services;
+  const sockets = new SocketRegistry(
+    {
+      socketsPerCredential: config.WS_MAX_SOCKETS_PER_KEY,
+      subscriptionsPerSocket: config.WS_MAX_SUBSCRIPTIONS_PER_SOCKET,
+      subscriptionsPerCredential: config.WS_MAX_SUBSCRIPTIONS_PER_KEY,
+    },
+    clock,
+  );
+  const credentialWatch = options.databaseUrl
+    ? new CredentialWatch({
+        databaseUrl: options.databaseUrl,
+        orm: options.orm,
+        sockets,
+        clock,
+        // Fastify's logger is the pino instance the gateway was built with.
+        log: options.log as unknown as Logger,
+        recheckMs: config.WS_CREDENTIAL_RECHECK_SECONDS * 1000,
+      })
+    : undefined;
   const documents = new DocumentCache(options.schema, [...specifiedRules, queryLimitsRule()], {
     maxEntries: 500,
     maxQueryLength: 4096,
@@ -65,12 +120,32 @@ export function attachGraphQLWebSocket(options: {
     if (!sameOrigin(request.headers)) {
       throw new DomainError(ErrorCode.Unauthorized, 'Cross-site dashboard socket refused');
     }
+    const token = cookieValue(request.headers, SESSION_COOKIE);
     const session = await options.services.dashboardSessions.resume(
       options.orm.em.fork(),
-      cookieValue(request.headers, SESSION_COOKIE),
+      token,
       csrf,
     );
-    return session.principal;
+    // resume() accepted the token, so it is defined; its hash is the session's id.
+    return {
+      principal: session.principal,
+      sessionId: hashSecret(token!),
+      expiresAt: session.expiresAt,
+    };
+  };
+
+  /** What a bearer credential leaves to check later: a client secret's hash and its expiry. */
+  const bearerPrincipal = async (header: unknown) => {
+    const authorization = typeof header === 'string' ? header : undefined;
+    const principal = await options.services.auth.authenticate(
+      options.orm.em.fork(),
+      authorization,
+    );
+    if (principal.kind !== 'client_secret') return { principal };
+    // authenticate() accepted "Bearer oc_...": the token is the rest of the header.
+    const token = authorization!.trim().slice('Bearer '.length);
+    const { expiresAt } = principal as { expiresAt?: Date };
+    return { principal, clientSecretHash: hashSecret(token), expiresAt };
   };
 
   /** A `next` message's payload for a result: errors formatted as over HTTP. */
@@ -90,13 +165,30 @@ export function attachGraphQLWebSocket(options: {
         const header = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
         const csrf = ctx.connectionParams?.csrfToken;
         try {
-          ctx.extra.principal =
+          const credential =
             header === undefined && typeof csrf === 'string'
               ? await dashboardPrincipal(ctx.extra.request, csrf)
-              : await options.services.auth.authenticate(
-                  options.orm.em.fork(),
-                  typeof header === 'string' ? header : undefined,
-                );
+              : await bearerPrincipal(header);
+          const socket = ctx.extra.socket;
+          // The socket may have gone while the credential was read: then nothing to track.
+          if (socket.readyState !== socket.OPEN) return false;
+          const refused = sockets.refuseSocket(credential.principal);
+          if (refused) {
+            closeThenTerminate(socket, WS_CLOSE.tooManySockets, refused);
+            return false;
+          }
+          const open: OpenSocket = {
+            ...credential,
+            socket,
+            subscriptions: () => Object.keys(ctx.subscriptions).length,
+            close: (code, reason) => closeThenTerminate(socket, code, reason),
+          };
+          socket.once('close', () => sockets.remove(open));
+          sockets.add(open);
+          // Closed on registration: its credential ended while it was being read.
+          if (socket.readyState !== socket.OPEN) return false;
+          ctx.extra.principal = credential.principal;
+          ctx.extra.open = open;
           return true;
         } catch (error) {
           if (error instanceof DomainError && error.code === ErrorCode.Unauthorized) {
@@ -108,9 +200,17 @@ export function attachGraphQLWebSocket(options: {
           return false;
         }
       },
-      onSubscribe: (_ctx, _id, payload) => {
+      onSubscribe: (ctx, _id, payload) => {
         const checked = documents.check(payload.query);
         if ('errors' in checked) return [...checked.errors];
+        const operation = getOperationAST(checked.document, payload.operationName)?.operation;
+        if (operation !== undefined && operation !== 'subscription') {
+          return [subscriptionsOnly(operation)];
+        }
+        const refused = ctx.extra.open && sockets.refuseSubscription(ctx.extra.open);
+        if (refused) {
+          return [refusal(ErrorCode.RateLimited, refused)];
+        }
         return {
           schema: options.schema,
           document: checked.document,
@@ -153,7 +253,13 @@ export function attachGraphQLWebSocket(options: {
 
   return {
     connections: () => wss.clients.size,
+    /** Starts the LISTEN on revocations (before the first socket arrives). */
+    start: async () => {
+      await credentialWatch?.start();
+    },
     close: async () => {
+      await credentialWatch?.stop();
+      sockets.clear();
       // Sockets that do not answer the close frame (stopped reading) must not hold up shutdown.
       const cut = setTimeout(() => {
         for (const client of wss.clients) client.terminate();

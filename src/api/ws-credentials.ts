@@ -1,0 +1,137 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock';
+import { PgListener } from '../db/pg-listener';
+import { TEXT_ARRAY, textArray } from '../db/text-array';
+import type { SocketRegistry } from './ws-sockets';
+
+/** Sent by database triggers (keys, dashboard sessions) and by client-secret revocation. */
+export const CREDENTIAL_REVOKED_CHANNEL = 'onramp_credential_revoked';
+export const CREDENTIAL_LISTENER_APPLICATION_NAME = 'onramp-gateway-credentials';
+
+export type RevokedCredential =
+  | { kind: 'api_key'; id: string }
+  | { kind: 'dashboard_session'; id: string }
+  | { kind: 'client_secret'; id: string };
+
+const KINDS = new Set(['api_key', 'dashboard_session', 'client_secret']);
+
+/** The NOTIFY payload, or undefined for anything else (never trusted to be well formed). */
+export function parseRevokedCredential(payload: string): RevokedCredential | undefined {
+  try {
+    const value = JSON.parse(payload) as Record<string, unknown> | null;
+    if (value === null || typeof value !== 'object') return undefined;
+    if (typeof value.kind !== 'string' || !KINDS.has(value.kind)) return undefined;
+    if (typeof value.id !== 'string' || value.id === '') return undefined;
+    return { kind: value.kind, id: value.id } as RevokedCredential;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface CredentialWatchOptions {
+  databaseUrl: string;
+  orm: MikroORM;
+  sockets: SocketRegistry;
+  clock: Clock;
+  log: Logger;
+  /** How often every open socket's credential is read again (a NOTIFY can be missed). */
+  recheckMs: number;
+}
+
+/**
+ * Ends this gateway's sockets whose credential ended, whichever process ended it: a LISTEN on
+ * `onramp_credential_revoked` closes them at once. NOTIFY is only a trigger (one sent while
+ * the listener was reconnecting is lost), so after every (re)connection and on a timer the
+ * credentials of all open sockets are read again, one query per kind of credential.
+ */
+export class CredentialWatch {
+  private readonly listener: PgListener;
+  private timer: NodeJS.Timeout | undefined;
+  private recheckRunning: Promise<void> | undefined;
+
+  constructor(private readonly options: CredentialWatchOptions) {
+    this.listener = new PgListener({
+      databaseUrl: options.databaseUrl,
+      channels: [CREDENTIAL_REVOKED_CHANNEL],
+      applicationName: CREDENTIAL_LISTENER_APPLICATION_NAME,
+      log: options.log,
+      onNotification: (_channel, payload) => this.onRevoked(payload),
+      onConnected: () => void this.recheck(),
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.listener.start();
+    this.timer = setInterval(() => void this.recheck(), this.options.recheckMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.listener.stop();
+    await this.recheckRunning;
+  }
+
+  private onRevoked(payload: string): void {
+    const credential = parseRevokedCredential(payload);
+    if (!credential) {
+      this.options.log.warn({ payload }, 'ignored a malformed credential revocation notice');
+      return;
+    }
+    const { sockets } = this.options;
+    const closed =
+      credential.kind === 'api_key'
+        ? sockets.keyRevoked(credential.id)
+        : credential.kind === 'dashboard_session'
+          ? sockets.sessionEnded(credential.id)
+          : sockets.clientSecretRevoked(credential.id);
+    if (closed > 0) {
+      this.options.log.info({ kind: credential.kind, sockets: closed }, 'credential revoked');
+    }
+  }
+
+  /** Reads every open socket's credential again; one run at a time. */
+  recheck(): Promise<void> {
+    this.recheckRunning ??= this.readAll()
+      .catch((error: unknown) => {
+        this.options.log.warn({ err: error }, 'websocket credential re-check failed');
+      })
+      .finally(() => {
+        this.recheckRunning = undefined;
+      });
+    return this.recheckRunning;
+  }
+
+  private async readAll(): Promise<void> {
+    const { sockets } = this.options;
+    const { keyIds, sessionIds, clientSecretHashes } = sockets.credentials();
+    const connection = this.options.orm.em.getConnection();
+    // Each query returns the credentials still valid; the others are gone.
+    if (keyIds.length > 0) {
+      const live = await connection.execute<Array<{ id: string }>>(
+        `select id from api_keys where id = any(${TEXT_ARRAY}) and revoked_at is null`,
+        [textArray(keyIds)],
+      );
+      const valid = new Set(live.map((r) => r.id));
+      for (const id of keyIds) if (!valid.has(id)) sockets.keyRevoked(id);
+    }
+    if (sessionIds.length > 0) {
+      const live = await connection.execute<Array<{ token_hash: string }>>(
+        `select token_hash from dashboard_sessions
+          where token_hash = any(${TEXT_ARRAY}) and signed_out_at is null and expires_at > ?`,
+        [textArray(sessionIds), this.options.clock.now()],
+      );
+      const valid = new Set(live.map((r) => r.token_hash));
+      for (const id of sessionIds) if (!valid.has(id)) sockets.sessionEnded(id);
+    }
+    if (clientSecretHashes.length > 0) {
+      const live = await connection.execute<Array<{ client_secret_hash: string }>>(
+        `select client_secret_hash from onramps where client_secret_hash = any(${TEXT_ARRAY})`,
+        [textArray(clientSecretHashes)],
+      );
+      const valid = new Set(live.map((r) => r.client_secret_hash));
+      sockets.clientSecretsGone(new Set(clientSecretHashes.filter((h) => !valid.has(h))));
+    }
+  }
+}
