@@ -1,13 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
-import {
-  getOperationAST,
-  GraphQLError,
-  specifiedRules,
-  type ExecutionResult,
-  type GraphQLSchema,
-} from 'graphql';
+import { getOperationAST, GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
@@ -16,7 +10,7 @@ import type { Principal } from '../services/auth.service';
 import { DomainError, ErrorCode } from '../domain/errors';
 import { hashSecret } from '../services/merchant.service';
 import { formatGraphQLError } from './graphql/errors';
-import { queryLimitsRule } from './graphql/limits';
+import { gatewayValidationRules, MAX_QUERY_TOKENS } from './graphql/validation-rules';
 import { DocumentCache } from './graphql/document-cache';
 import { cookieValue, sameOrigin, SESSION_COOKIE } from './dashboard/cookies';
 import type { DepositEvents } from './subscriptions/deposit-event-hub';
@@ -106,10 +100,12 @@ export function attachGraphQLWebSocket(options: {
         recheckMs: config.WS_CREDENTIAL_RECHECK_SECONDS * 1000,
       })
     : undefined;
-  const documents = new DocumentCache(options.schema, [...specifiedRules, queryLimitsRule()], {
-    maxEntries: 500,
-    maxQueryLength: 4096,
-  });
+  // The same rules as over HTTP: limits, and introspection refused in production.
+  const documents = new DocumentCache(
+    options.schema,
+    gatewayValidationRules({ production: config.ONRAMP_ENV === 'production' }),
+    { maxEntries: 500, maxQueryLength: 4096, maxTokens: MAX_QUERY_TOKENS },
+  );
 
   /**
    * The dashboard's socket: its session cookie came with the upgrade request, and its CSRF

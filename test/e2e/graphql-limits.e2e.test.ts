@@ -9,6 +9,7 @@ import {
 } from '../support/stack';
 import { createTestDatabase } from '../support/db';
 import { graphql } from '../support/http';
+import { wsClient, wsExecute } from '../support/ws';
 import { fragmentBomb } from '../support/graphql-documents';
 
 /** The body limit of the gateway (64 KiB). */
@@ -177,5 +178,25 @@ describe('GraphQL introspection in production', () => {
     // __typename is not introspection of the schema: still answered.
     const typename = await graphql(stack.url, liveKey, '{ merchant { __typename id } }');
     expect(typename.body.data.merchant.__typename).toBe('Merchant');
+  });
+
+  it('refuses it on the websocket too, by the same rule', async () => {
+    const client = wsClient(stack.url, `Bearer ${liveKey}`);
+    try {
+      const refused = await wsExecute(client, getIntrospectionQuery()).then(
+        () => undefined,
+        (errors: unknown) => errors,
+      );
+      expect(refused).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            message: expect.stringMatching(/introspection/i),
+            extensions: expect.objectContaining({ code: 'INVALID_PARAMETER' }),
+          }),
+        ]),
+      );
+    } finally {
+      await client.dispose();
+    }
   });
 });
