@@ -7,6 +7,7 @@ import { parseRateQuery, priceQuote, rateUnavailable, RateQuery } from '../domai
 import { Rate } from '../db/entities/rate.entity';
 import type { RateSource } from '../adapters/fx/rate-source';
 import { lockForTransaction } from '../db/locks';
+import type { SandboxService } from './sandbox.service';
 
 export interface RateSettings {
   feeBps: number;
@@ -24,18 +25,50 @@ export class RateService {
   constructor(
     private readonly clock: Clock,
     private readonly settings: RateSettings,
+    /** Sandbox only: where a merchant's `rateSourceDown` scenario is read. */
+    private readonly scenarios?: Pick<SandboxService, 'rateSourceDownSince'>,
   ) {}
 
-  /** The newest published rate for `to` that has not expired, or `rate_unavailable`. */
-  async current(em: EntityManager, query: RateQuery): Promise<Rate> {
+  /**
+   * The newest published rate for `to` that has not expired, or `rate_unavailable`. For a
+   * sandbox merchant whose rate source is down, only rates published before it went down
+   * count: that merchant sees its quotes run out while everyone else's keep coming.
+   */
+  async current(em: EntityManager, query: RateQuery, merchantId?: string): Promise<Rate> {
     const { to } = parseRateQuery(query);
+    const downSince = await this.rateSourceDownSince(em, merchantId);
     const rate = await em.findOne(
       Rate,
-      { to, expiresAt: { $gt: this.clock.now() } },
+      {
+        to,
+        expiresAt: { $gt: this.clock.now() },
+        ...(downSince ? { createdAt: { $lte: downSince } } : {}),
+      },
       { orderBy: { createdAt: 'desc' } },
     );
     if (!rate) throw rateUnavailable();
     return rate;
+  }
+
+  /**
+   * A rate published after the merchant's source went down does not exist for that merchant
+   * (it could only have its id from elsewhere): answer as if no valid rate existed.
+   */
+  async assertPublishedForMerchant(
+    em: EntityManager,
+    rate: Rate,
+    merchantId: string,
+  ): Promise<void> {
+    const downSince = await this.rateSourceDownSince(em, merchantId);
+    if (downSince && rate.createdAt.getTime() > downSince.getTime()) throw rateUnavailable();
+  }
+
+  private async rateSourceDownSince(
+    em: EntityManager,
+    merchantId: string | undefined,
+  ): Promise<Date | null> {
+    if (!this.scenarios || !merchantId) return null;
+    return this.scenarios.rateSourceDownSince(em, merchantId);
   }
 
   async findById(em: EntityManager, rateId: string): Promise<Rate | null> {

@@ -91,6 +91,8 @@ export function baseEnv(
     DB_POOL_MAX: '5',
     // Job runners' health and metrics port: any free one, so runners can run side by side.
     JOBS_PORT: '0',
+    // The tests' webhook receivers listen on loopback.
+    WEBHOOK_ALLOW_PRIVATE: 'true',
     ...extra,
   };
 }
