@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { promises as dnsPromises, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { isPublicAddress } from '../../domain/webhook-url';
@@ -43,12 +43,34 @@ export class BlockedAddressError extends Error {
   }
 }
 
-export const systemResolver: HostResolver = (hostname) =>
-  new Promise((resolve, reject) => {
-    dnsLookup(hostname, { all: true }, (error, addresses) =>
-      error ? reject(error) : resolve(addresses),
-    );
-  });
+/**
+ * Asks DNS servers directly (c-ares) rather than through getaddrinfo: getaddrinfo runs on libuv's
+ * four-thread pool, which names that answer slowly (chosen by a merchant) could fill, stalling
+ * everything else on it. Answers are bounded by the timeout; a name that fails is refused.
+ */
+const dnsResolver = new dnsPromises.Resolver({ timeout: 2000, tries: 2 });
+
+export const systemResolver: HostResolver = async (hostname) => {
+  // RFC 6761: localhost names are loopback, whatever a DNS server might say.
+  if (/(^|\.)localhost\.?$/i.test(hostname)) {
+    return [
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ];
+  }
+  const [v4, v6] = await Promise.allSettled([
+    dnsResolver.resolve4(hostname),
+    dnsResolver.resolve6(hostname),
+  ]);
+  const addresses: LookupAddress[] = [
+    ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+    ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+  ];
+  if (addresses.length === 0) {
+    throw v4.status === 'rejected' ? v4.reason : new Error(`${hostname} has no address`);
+  }
+  return addresses;
+};
 
 /**
  * The socket's DNS lookup. With `publicOnly`, it fails when any address of the host is not
