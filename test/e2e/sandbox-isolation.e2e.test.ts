@@ -129,6 +129,36 @@ describe('sandbox isolation (gateway and job runner, WEBHOOK_ALLOW_PRIVATE unset
     await expect(onrampCli(databaseUrl, ['sandbox', 'rate-source-down', 'maybe'])).rejects.toThrow(
       /must be on or off/,
     );
+
+    // The same switch on the admin GraphQL endpoint: an operator token, never a merchant's key.
+    const { token } = (await onrampCli(databaseUrl, [
+      'operators',
+      'issue',
+      '--name',
+      'ada',
+      '--json',
+    ])) as { token: string };
+    const admin = (key: string, down: boolean) =>
+      request(stack.url, 'POST', '/admin/graphql', {
+        key,
+        body: { query: `mutation { setSandboxRateSourceDown(down: ${down}) }` },
+      });
+    expect((await admin(keyA, true)).status).toBe(401);
+    expect((await admin(token, true)).body).toEqual({ data: { setSandboxRateSourceDown: true } });
+    expect((await admin(token, false)).body).toEqual({ data: { setSandboxRateSourceDown: false } });
+    const viaAdmin = (await onrampCli(databaseUrl, [
+      'audit',
+      '--target',
+      'rate_source_down',
+      '--limit',
+      '2',
+      '--json',
+    ])) as { entries: Array<{ action: string; actor: string }> };
+    expect(viaAdmin.entries.map((e) => [e.actor, e.action])).toEqual([
+      ['operator:ada', 'sandbox.rate_source_up'],
+      ['operator:ada', 'sandbox.rate_source_down'],
+    ]);
+    await fresh(keyB);
   });
 
   it('refuses webhook URLs aimed at loopback, private, link-local and metadata addresses', async () => {
