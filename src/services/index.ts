@@ -107,7 +107,7 @@ export function createServices(
       ttlSeconds: config.RATE_TTL_SECONDS,
     },
     // A merchant's rateSourceDown scenario only exists in the sandbox.
-    config.ONRAMP_ENV === 'sandbox' ? sandbox : undefined,
+    config.ONRAMP_ENV === 'sandbox',
   );
   const accounts = new VirtualAccountService(clock, {
     code: config.VA_BANK_CODE,

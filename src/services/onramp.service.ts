@@ -157,9 +157,8 @@ export class OnrampService {
       await this.rates.current(em, { from: 'NGN', to }, merchantId);
       return;
     }
-    const rate = await this.rates.findById(em, request.rateId);
+    const rate = await this.rates.findForMerchant(em, request.rateId, merchantId);
     if (!rate) throw new DomainError(ErrorCode.RateNotFound, `No rate ${request.rateId}`);
-    await this.rates.assertPublishedForMerchant(em, rate, merchantId);
     if (rate.expiresAt <= this.clock.now()) {
       await this.rates.current(em, { from: 'NGN', to: rate.to }, merchantId);
       throw new DomainError(

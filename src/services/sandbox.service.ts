@@ -116,16 +116,6 @@ export class SandboxService {
     return row;
   }
 
-  /** When the merchant took its rate source down, or null while it is up (see RateService). */
-  async rateSourceDownSince(em: EntityManager, merchantId: string): Promise<Date | null> {
-    const rows = await em.getConnection().execute<Array<{ since: Date }>>(
-      `select rate_source_down_since as since from sandbox_scenarios
-          where merchant_id = ? and rate_source_down_since is not null`,
-      [merchantId],
-    );
-    return rows[0] ? new Date(rows[0].since) : null;
-  }
-
   /** The operator's deployment-wide switch: the rate job publishes nothing while it is on. */
   async isDeploymentRateSourceDown(em: EntityManager): Promise<boolean> {
     const rows = await em
