@@ -8,7 +8,8 @@ let source: RateSource | undefined;
 function rateSource(deps: JobDeps): RateSource {
   source ??= new SandboxRateSource({
     previousNgnPerUsd: () => deps.services.rates.latestMarketRate(deps.orm.em.fork(), 'USD'),
-    isDown: () => deps.services.sandbox.isRateSourceDown(deps.orm.em.fork()),
+    // Only the operator's switch stops publication; a merchant's scenario hides rates from it alone.
+    isDown: () => deps.services.sandbox.isDeploymentRateSourceDown(deps.orm.em.fork()),
   });
   return source;
 }

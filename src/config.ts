@@ -132,6 +132,15 @@ export const configSchema = z.object({
   WEBHOOK_CONCURRENCY: positiveInt(200),
   /** Of those, at most this many to one merchant's endpoint: a slow one cannot hold up others. */
   WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt(25),
+  /**
+   * `true` lets webhook URLs point at loopback, private, link-local and other non-public
+   * addresses (local receivers; `npm start` sets it). Off, they are refused in every
+   * environment, when set and on every attempt.
+   */
+  WEBHOOK_ALLOW_PRIVATE: z
+    .enum(['true', 'false'], { message: 'must be true or false' })
+    .default('false')
+    .transform((value) => value === 'true'),
   /** After a secret rotation the previous secret also signs for this long. */
   WEBHOOK_SECRET_ROTATION_SECONDS: positiveInt(86_400),
   /**

@@ -80,6 +80,11 @@ function parseEnvironment(value: string): KeyEnvironment {
   throw new InvalidArgumentError('must be sandbox or production');
 }
 
+function parseOnOff(value: string): boolean {
+  if (value === 'on' || value === 'off') return value === 'on';
+  throw new InvalidArgumentError('must be on or off');
+}
+
 export function buildCli(): Command {
   const program = new Command('onramp').description(
     'Operator command line of the NGN onramp service',
@@ -272,6 +277,29 @@ export function buildCli(): Command {
           outcome.reversed
             ? `Reversal recorded: deposit ${outcome.deposit.id} is ${outcome.deposit.status}.`
             : `Deposit ${outcome.deposit.id} was already reversed (${outcome.deposit.status}).`,
+        );
+      }),
+    );
+
+  program
+    .command('sandbox')
+    .description('Sandbox fault switches for the whole deployment (operator only)')
+    .command('rate-source-down')
+    .description(
+      'Take the rate source down for every merchant (on: no new rates; quotes answer rate_unavailable once the last ones expire) or bring it back (off)',
+    )
+    .argument('<state>', 'on or off', parseOnOff)
+    .option('--json', 'print JSON')
+    .action(async (down: boolean, opts: { json?: boolean }) =>
+      withServices(async (orm, services) => {
+        if (services.config.ONRAMP_ENV !== 'sandbox') {
+          throw new CliError('sandbox switches are not available in production');
+        }
+        const now = await services.sandbox.setDeploymentRateSourceDown(orm.em, cliActor(), down);
+        print(
+          !!opts.json,
+          { rate_source_down: now },
+          `Rate source is ${now ? 'down for every merchant' : 'up'}.`,
         );
       }),
     );

@@ -185,7 +185,13 @@ async function main(): Promise<void> {
 
   // With local chains their RPC URLs, token addresses and hot-wallet key replace any set in the
   // environment: a key meant for real networks must never sign on chains it was not set up for.
-  const env = { ...process.env, DATABASE_URL: databaseUrl, ...chains?.env };
+  // Local webhook receivers (a laptop's own port) are the norm here; the environment may say no.
+  const env = {
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    ...chains?.env,
+  };
   const gateway = startProcess('gateway', join(__dirname, '..', 'gateway.js'), env);
   const jobs = startProcess('jobs', join(__dirname, '..', '..', 'jobs', 'runner.js'), env);
   children.push(gateway, jobs);

@@ -12,7 +12,7 @@ export interface AuditAction {
   actor: string;
   /** What, e.g. `merchant.freeze`, `deposit.resolve_settle`. */
   action: string;
-  targetType: 'merchant' | 'deposit' | 'api_key' | 'event' | 'operator_token';
+  targetType: 'merchant' | 'deposit' | 'api_key' | 'event' | 'operator_token' | 'deployment';
   targetId: string;
   before: AuditSnapshot;
   after: AuditSnapshot;

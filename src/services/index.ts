@@ -82,7 +82,7 @@ export interface ServiceAdapters {
   onBlocklistError?: (error: unknown) => void;
   /** Where webhooks are sent (default: HTTP with the configured timeout). */
   webhookSender?: WebhookSender;
-  /** DNS check of a webhook host in production (default: the system resolver). */
+  /** DNS check of a webhook host when it is set (default: the system resolver). */
   resolvesToPublicOnly?: (hostname: string) => Promise<boolean>;
   /** Told about each deposit this process settles, after commit (the job runner's metrics). */
   onDepositSettled?: SettlementObserver;
@@ -97,16 +97,22 @@ export function createServices(
   clock: Clock,
   adapters: ServiceAdapters = {},
 ): Services {
-  const rates = new RateService(clock, {
-    feeBps: config.FEE_BPS,
-    intervalSeconds: config.RATE_INTERVAL_SECONDS,
-    ttlSeconds: config.RATE_TTL_SECONDS,
-  });
+  const auditLog = new AuditLogService(clock);
+  const sandbox = new SandboxService(clock, auditLog);
+  const rates = new RateService(
+    clock,
+    {
+      feeBps: config.FEE_BPS,
+      intervalSeconds: config.RATE_INTERVAL_SECONDS,
+      ttlSeconds: config.RATE_TTL_SECONDS,
+    },
+    // A merchant's rateSourceDown scenario only exists in the sandbox.
+    config.ONRAMP_ENV === 'sandbox',
+  );
   const accounts = new VirtualAccountService(clock, {
     code: config.VA_BANK_CODE,
     name: config.VA_BANK_NAME,
   });
-  const sandbox = new SandboxService(clock);
   const ledger = new LedgerService(clock);
   const depositTransitions = new DepositTransitions(clock, ledger);
   const limits = {
@@ -135,7 +141,6 @@ export function createServices(
   const merchants = new MerchantService(clock);
   const reversals = new DepositReversalService(clock, ledger, depositTransitions, payouts);
   const webhookLog = new WebhookLogService(clock);
-  const auditLog = new AuditLogService(clock);
   const operatorTokens = new OperatorTokenService(clock);
   return {
     clock,
@@ -178,6 +183,7 @@ export function createServices(
     withdrawals: new WithdrawalService(clock, ledger, payouts, dec(config.WITHDRAWAL_MIN_USD)),
     webhookEndpoints: new WebhookEndpointService(clock, {
       production: !sandboxEnv,
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
       rotationSeconds: config.WEBHOOK_SECRET_ROTATION_SECONDS,
       resolvesToPublicOnly: adapters.resolvesToPublicOnly ?? resolvesToPublicOnly,
     }),
@@ -186,7 +192,7 @@ export function createServices(
       adapters.webhookSender ??
         new HttpWebhookSender({
           timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-          publicOnly: !sandboxEnv,
+          publicOnly: !config.WEBHOOK_ALLOW_PRIVATE,
           userAgent: `ngn-onramp-webhooks/${VERSION}`,
         }),
       webhookEnvelope,

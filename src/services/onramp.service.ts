@@ -67,7 +67,7 @@ export class OnrampService {
     // A frozen merchant hears so first, whatever the rate; the locked check below decides races.
     const merchant = await em.findOne(Merchant, { id: merchantId }, { fields: ['status'] });
     if (merchant?.status === MerchantStatus.FROZEN) throw merchantFrozen();
-    await this.checkRate(em, request);
+    await this.checkRate(em, merchantId, request);
     // A rare race on a reused account number aborts the transaction; the whole creation reruns.
     const outcome = await retryOnConflict(() =>
       em.fork().transactional((tx) => this.createLocked(tx, merchantId, request)),
@@ -146,17 +146,21 @@ export class OnrampService {
    * (rate_unavailable when no valid rate exists at all, since a fresh quote would not help).
    * PERMANENT onramps need a valid rate to exist now, though they settle at a later one.
    */
-  private async checkRate(em: EntityManager, request: ValidOnrampRequest): Promise<void> {
+  private async checkRate(
+    em: EntityManager,
+    merchantId: string,
+    request: ValidOnrampRequest,
+  ): Promise<void> {
     if (request.rateId === null) {
       const to: QuoteCurrency =
         request.settlement.mode === 'AUTO_WITHDRAW' ? request.settlement.asset : 'USD';
-      await this.rates.current(em, { from: 'NGN', to });
+      await this.rates.current(em, { from: 'NGN', to }, merchantId);
       return;
     }
-    const rate = await this.rates.findById(em, request.rateId);
+    const rate = await this.rates.findForMerchant(em, request.rateId, merchantId);
     if (!rate) throw new DomainError(ErrorCode.RateNotFound, `No rate ${request.rateId}`);
     if (rate.expiresAt <= this.clock.now()) {
-      await this.rates.current(em, { from: 'NGN', to: rate.to });
+      await this.rates.current(em, { from: 'NGN', to: rate.to }, merchantId);
       throw new DomainError(
         ErrorCode.RateExpired,
         `Rate ${rate.id} expired at ${rate.expiresAt.toISOString()}; fetch a fresh rate and retry`,

@@ -1,3 +1,4 @@
+import { raw } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { DEFAULT_MIN_DEPOSIT_NGN, QUOTE_CURRENCIES, QuoteCurrency } from '../domain/assets';
@@ -24,18 +25,58 @@ export class RateService {
   constructor(
     private readonly clock: Clock,
     private readonly settings: RateSettings,
+    /** Sandbox only: merchants' `rateSourceDown` scenarios (sandbox_scenarios) apply. */
+    private readonly sandboxScenarios = false,
   ) {}
 
-  /** The newest published rate for `to` that has not expired, or `rate_unavailable`. */
-  async current(em: EntityManager, query: RateQuery): Promise<Rate> {
+  /**
+   * The newest published rate for `to` that has not expired, or `rate_unavailable`. For a
+   * sandbox merchant whose rate source is down, only rates published before it went down
+   * count: that merchant sees its quotes run out while everyone else's keep coming. The
+   * scenario is read inside the same query, so a quote costs no extra round trip.
+   */
+  async current(em: EntityManager, query: RateQuery, merchantId?: string): Promise<Rate> {
     const { to } = parseRateQuery(query);
     const rate = await em.findOne(
       Rate,
-      { to, expiresAt: { $gt: this.clock.now() } },
+      { to, expiresAt: { $gt: this.clock.now() }, ...this.publishedForMerchant(merchantId) },
       { orderBy: { createdAt: 'desc' } },
     );
     if (!rate) throw rateUnavailable();
     return rate;
+  }
+
+  /**
+   * The rate `rateId` as the merchant sees it, or null when there is no such rate. One
+   * published after the merchant's rate source went down does not exist for it (it could only
+   * have the id from elsewhere): `rate_unavailable`, as if no valid rate existed.
+   */
+  async findForMerchant(
+    em: EntityManager,
+    rateId: string,
+    merchantId: string,
+  ): Promise<Rate | null> {
+    const visible = await em.findOne(Rate, {
+      id: rateId,
+      ...this.publishedForMerchant(merchantId),
+    });
+    if (visible || !this.sandboxScenarios) return visible;
+    if (await this.findById(em, rateId)) throw rateUnavailable();
+    return null;
+  }
+
+  /** Sandbox: only rates published up to when the merchant's rate source went down, if it did. */
+  private publishedForMerchant(merchantId: string | undefined) {
+    if (!this.sandboxScenarios || !merchantId) return {};
+    return {
+      createdAt: {
+        $lte: raw(
+          `coalesce((select s.rate_source_down_since from sandbox_scenarios s
+                      where s.merchant_id = ?), 'infinity'::timestamptz)`,
+          [merchantId],
+        ),
+      },
+    };
   }
 
   async findById(em: EntityManager, rateId: string): Promise<Rate | null> {

@@ -1,10 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { SandboxScenario, type FxFailureScenario } from '../db/entities/sandbox-scenario.entity';
-import { executeInTransaction } from '../db/locks';
+import { executeInTransaction, lockForTransaction } from '../db/locks';
 import { invalidParameter } from '../domain/errors';
 import { dec, isDecimalString } from '../domain/money';
 import { parseChain } from '../domain/addresses';
+import type { AuditLogService } from './audit-log.service';
 
 export interface ScenarioInput {
   rateSourceDown?: boolean | null;
@@ -26,9 +27,20 @@ export interface DueAutoDeposit {
   amountNgn: string;
 }
 
-/** Sandbox fault scenarios and auto-simulation: set and cleared by a sandbox merchant. */
+/** The operator's switch that takes the rate source down for the whole deployment. */
+const RATE_SOURCE_DOWN = 'rate_source_down';
+/** pg_advisory_xact_lock key serialising changes of deployment switches. */
+const SWITCH_LOCK = 4_201_017;
+
+/**
+ * Sandbox fault scenarios and auto-simulation: set and cleared by a sandbox merchant, for its
+ * own onramps, deposits and payouts only. The deployment-wide switch is the operator's.
+ */
 export class SandboxService {
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly audit: AuditLogService,
+  ) {}
 
   async get(em: EntityManager, merchantId: string): Promise<SandboxScenario> {
     return (
@@ -38,6 +50,7 @@ export class SandboxService {
         {
           merchantId,
           rateSourceDown: false,
+          rateSourceDownSince: null,
           fxFailure: 'NONE',
           autoDepositNgn: null,
           autoDepositDelaySeconds: 0,
@@ -83,10 +96,15 @@ export class SandboxService {
       }
       chainOutage = [...new Set(chains as string[])].sort();
     }
+    const rateSourceDown = input.rateSourceDown ?? current.rateSourceDown;
     const [row] = await em.upsertMany(SandboxScenario, [
       {
         merchantId,
-        rateSourceDown: input.rateSourceDown ?? current.rateSourceDown,
+        rateSourceDown,
+        // Turning it on again keeps the first time: the quotes it hides stay hidden.
+        rateSourceDownSince: rateSourceDown
+          ? (current.rateSourceDownSince ?? this.clock.now())
+          : null,
         fxFailure: fxFailure as FxFailureScenario,
         autoDepositNgn,
         autoDepositDelaySeconds: delay,
@@ -98,9 +116,53 @@ export class SandboxService {
     return row;
   }
 
-  /** Rates are deployment-wide, so any sandbox merchant's `rateSourceDown` stops the source. */
-  async isRateSourceDown(em: EntityManager): Promise<boolean> {
-    return (await em.count(SandboxScenario, { rateSourceDown: true })) > 0;
+  /** The operator's deployment-wide switch: the rate job publishes nothing while it is on. */
+  async isDeploymentRateSourceDown(em: EntityManager): Promise<boolean> {
+    const rows = await em
+      .getConnection()
+      .execute<Array<{ enabled: boolean }>>(
+        'select enabled from deployment_switches where name = ?',
+        [RATE_SOURCE_DOWN],
+      );
+    return rows[0]?.enabled ?? false;
+  }
+
+  /**
+   * Operator only (CLI, admin GraphQL): takes the rate source down for every merchant, or
+   * brings it back, audited in the same transaction. Setting it to what it is changes
+   * nothing and is not audited again. Returns whether it is down now.
+   */
+  async setDeploymentRateSourceDown(
+    em: EntityManager,
+    actor: string,
+    down: boolean,
+  ): Promise<boolean> {
+    return em.fork().transactional(async (tx) => {
+      // Two operators switching at once: one after the other, each audited against the truth.
+      await lockForTransaction(tx, SWITCH_LOCK);
+      const before = await executeInTransaction<{ enabled: boolean }>(
+        tx,
+        'select enabled from deployment_switches where name = ?',
+        [RATE_SOURCE_DOWN],
+      );
+      const was = before[0]?.enabled ?? false;
+      if (was === down) return down;
+      await executeInTransaction(
+        tx,
+        `insert into deployment_switches (name, enabled, updated_at) values (?, ?, ?)
+         on conflict (name) do update set enabled = excluded.enabled, updated_at = excluded.updated_at`,
+        [RATE_SOURCE_DOWN, down, this.clock.now()],
+      );
+      await this.audit.record(tx, {
+        actor,
+        action: down ? 'sandbox.rate_source_down' : 'sandbox.rate_source_up',
+        targetType: 'deployment',
+        targetId: RATE_SOURCE_DOWN,
+        before: { enabled: was },
+        after: { enabled: down },
+      });
+      return down;
+    });
   }
 
   /**

@@ -6,8 +6,13 @@ import { parseWebhookUrl } from '../domain/webhook-url';
 import { newWebhookSecret } from '../adapters/webhook/webhook-signer';
 
 export interface WebhookEndpointOptions {
-  /** Production: https only, and the host must resolve to public addresses only. */
+  /** Production: https only. */
   production: boolean;
+  /**
+   * WEBHOOK_ALLOW_PRIVATE: the operator lets URLs point at loopback and private networks (local
+   * receivers). Otherwise, in every environment, the host must resolve to public addresses only.
+   */
+  allowPrivate: boolean;
   rotationSeconds: number;
   /** DNS check of a host (injected so tests need no resolver). */
   resolvesToPublicOnly: (hostname: string) => Promise<boolean>;
@@ -33,8 +38,11 @@ export class WebhookEndpointService {
   async set(em: EntityManager, merchantId: string, url: unknown): Promise<WebhookEndpoint> {
     if (typeof url !== 'string') throw invalidParameter('url', 'must be a string');
     const parsed = parseWebhookUrl(url.trim(), { requireHttps: this.options.production });
-    if (this.options.production && !(await this.options.resolvesToPublicOnly(parsed.hostname))) {
-      throw invalidParameter('url', 'resolves to a private or loopback address');
+    if (!this.options.allowPrivate && !(await this.options.resolvesToPublicOnly(parsed.hostname))) {
+      throw invalidParameter(
+        'url',
+        'must resolve to a public address (not loopback, private, link-local or reserved)',
+      );
     }
     const now = this.clock.now();
     // One statement: two concurrent first calls cannot both create a secret.

@@ -96,6 +96,8 @@ export function baseEnv(
     // Every test sends from 127.0.0.1, many on purpose with bad keys: the per-address limit
     // would refuse the rest of a file. test/e2e/address-limit.e2e.test.ts runs the default.
     RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '1000000',
+    // The tests' webhook receivers listen on loopback.
+    WEBHOOK_ALLOW_PRIVATE: 'true',
     ...extra,
   };
 }

@@ -70,4 +70,12 @@ describe('loadConfig', () => {
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.BASE_RPC_URL).toBeUndefined();
   });
+
+  it('refuses non-public webhook destinations unless WEBHOOK_ALLOW_PRIVATE is exactly true', () => {
+    expect(loadConfig({}).WEBHOOK_ALLOW_PRIVATE).toBe(false);
+    expect(loadConfig({ ONRAMP_ENV: 'production' }).WEBHOOK_ALLOW_PRIVATE).toBe(false);
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'false' }).WEBHOOK_ALLOW_PRIVATE).toBe(false);
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'true' }).WEBHOOK_ALLOW_PRIVATE).toBe(true);
+    expect(configError({ WEBHOOK_ALLOW_PRIVATE: 'yes' }).message).toMatch(/WEBHOOK_ALLOW_PRIVATE/);
+  });
 });

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { promises as dnsPromises, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { isPublicAddress } from '../../domain/webhook-url';
@@ -20,46 +20,101 @@ export interface WebhookResponse {
 
 export interface WebhookSenderOptions {
   timeoutMs: number;
-  /** Production: refuse hosts that resolve to private or loopback addresses (checked at connect). */
+  /**
+   * Refuse destinations that are, or resolve to, non-public addresses (checked on the address
+   * actually connected to). False only when the operator sets WEBHOOK_ALLOW_PRIVATE=true.
+   */
   publicOnly: boolean;
   userAgent: string;
+  /** Resolves a host name to its addresses (default: the system resolver); injectable for tests. */
+  resolve?: HostResolver;
 }
+
+export type HostResolver = (hostname: string) => Promise<LookupAddress[]>;
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
+/** What the delivery log says of a refused destination: nothing about what is there. */
+export const DESTINATION_NOT_ALLOWED = 'destination address not allowed';
+
 export class BlockedAddressError extends Error {
-  constructor(host: string) {
-    super(`${host} resolves to a private or loopback address`);
+  constructor() {
+    super(DESTINATION_NOT_ALLOWED);
   }
 }
 
 /**
- * A DNS lookup that fails when any address of the host is not public. It runs at connect time,
- * so a name that changes its answer after the endpoint was configured (DNS rebinding) is still
- * refused.
+ * Asks DNS servers directly (c-ares) rather than through getaddrinfo: getaddrinfo runs on libuv's
+ * four-thread pool, which names that answer slowly (chosen by a merchant) could fill, stalling
+ * everything else on it. Answers are bounded by the timeout; a name that fails is refused.
  */
-export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) return callback(error, '', 0);
-    if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) {
-      return callback(new BlockedAddressError(hostname), '', 0);
-    }
-    if ((options as { all?: boolean }).all) {
-      return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-    }
-    return callback(null, addresses[0].address, addresses[0].family);
-  });
+const dnsResolver = new dnsPromises.Resolver({ timeout: 2000, tries: 2 });
+
+export const systemResolver: HostResolver = async (hostname) => {
+  // RFC 6761: localhost names are loopback, whatever a DNS server might say.
+  if (/(^|\.)localhost\.?$/i.test(hostname)) {
+    return [
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ];
+  }
+  const [v4, v6] = await Promise.allSettled([
+    dnsResolver.resolve4(hostname),
+    dnsResolver.resolve6(hostname),
+  ]);
+  const addresses: LookupAddress[] = [
+    ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+    ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+  ];
+  if (addresses.length === 0) {
+    throw v4.status === 'rejected' ? v4.reason : new Error(`${hostname} has no address`);
+  }
+  return addresses;
 };
 
+/**
+ * The socket's DNS lookup. With `publicOnly`, it fails when any address of the host is not
+ * public. It runs at connect time and hands the socket only the addresses it checked, so a
+ * name that changes its answer after the endpoint was configured (DNS rebinding) is still
+ * refused.
+ */
+export function checkedLookup(resolve: HostResolver, publicOnly: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    const family = typeof options === 'number' ? options : (options?.family ?? 0);
+    resolve(hostname).then(
+      (all) => {
+        const addresses = all.filter((a) => family === 0 || a.family === family);
+        if (addresses.length === 0) {
+          const error: NodeJS.ErrnoException = new Error(`${hostname} has no address`);
+          error.code = 'ENOTFOUND';
+          return callback(error, '', 0);
+        }
+        if (publicOnly && addresses.some((a) => !isPublicAddress(a.address))) {
+          return callback(new BlockedAddressError(), '', 0);
+        }
+        if ((options as { all?: boolean })?.all) {
+          return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        }
+        return callback(null, addresses[0].address, addresses[0].family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    );
+  };
+}
+
 /** Every address the host resolves to is public (for checking a URL when it is configured). */
-export async function resolvesToPublicOnly(hostname: string): Promise<boolean> {
+export async function resolvesToPublicOnly(
+  hostname: string,
+  resolve: HostResolver = systemResolver,
+): Promise<boolean> {
   const host = hostname.replace(/^\[|\]$/g, '');
   if (isIP(host)) return isPublicAddress(host);
-  return new Promise((resolve) => {
-    dnsLookup(host, { all: true }, (error, addresses) => {
-      resolve(!error && addresses.length > 0 && addresses.every((a) => isPublicAddress(a.address)));
-    });
-  });
+  try {
+    const addresses = await resolve(host);
+    return addresses.length > 0 && addresses.every((a) => isPublicAddress(a.address));
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -71,7 +126,15 @@ export class HttpWebhookSender {
   private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64 });
 
-  constructor(private readonly options: WebhookSenderOptions) {}
+  /** Undefined: Node's own lookup (no address check, no injected resolver). */
+  private readonly lookup: LookupFunction | undefined;
+
+  constructor(private readonly options: WebhookSenderOptions) {
+    this.lookup =
+      options.publicOnly || options.resolve
+        ? checkedLookup(options.resolve ?? systemResolver, options.publicOnly)
+        : undefined;
+  }
 
   send(request: WebhookRequest): Promise<WebhookResponse> {
     const started = performance.now();
@@ -86,9 +149,11 @@ export class HttpWebhookSender {
     } catch {
       return Promise.resolve(result(null, 'invalid URL'));
     }
+    // An IP literal is connected to without a lookup, so it is checked here. WHATWG URL has
+    // already normalised other spellings of it (http://2130706433/, http://0x7f.1/).
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (this.options.publicOnly && isIP(host) && !isPublicAddress(host)) {
-      return Promise.resolve(result(null, new BlockedAddressError(host).message));
+      return Promise.resolve(result(null, DESTINATION_NOT_ALLOWED));
     }
     const secure = url.protocol === 'https:';
     const body = Buffer.from(request.body, 'utf8');
@@ -103,7 +168,7 @@ export class HttpWebhookSender {
           'content-length': String(body.length),
           'user-agent': this.options.userAgent,
         },
-        ...(this.options.publicOnly ? { lookup: publicOnlyLookup } : {}),
+        ...(this.lookup ? { lookup: this.lookup } : {}),
       });
       const timer = setTimeout(() => {
         finish(null, `no answer within ${this.options.timeoutMs} ms`);
@@ -125,6 +190,7 @@ export class HttpWebhookSender {
         res.on('error', () => undefined);
       });
       req.on('error', (error: NodeJS.ErrnoException) => {
+        if (error instanceof BlockedAddressError) return finish(null, DESTINATION_NOT_ALLOWED);
         finish(null, error.code ? `${error.code}: ${error.message}` : error.message);
       });
       req.end(body);

@@ -1,6 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { KeyEnvironment } from '../../db/entities/api-key.entity';
+import { DomainError, ErrorCode } from '../../domain/errors';
 import { decodeCursor, encodeCursor, parseFirst } from '../../domain/pagination';
 import { environmentOf } from '../../services';
 import { checkLedger, LEDGER_CHECK_NAMES } from '../../services/ledger-check';
@@ -129,6 +130,20 @@ export class AdminResolver {
     return AdminMerchantType.from(
       await ctx.services.operator.setMerchantFrozen(ctx.em, actorOf(ctx), id, false),
     );
+  }
+
+  @Mutation(() => Boolean, {
+    description:
+      'Sandbox only: takes the rate source down for every merchant (true) or brings it back; answers whether it is down. A merchant can only take it down for itself (setSandboxScenario).',
+  })
+  async setSandboxRateSourceDown(
+    @Arg('down', () => Boolean) down: boolean,
+    @Ctx() ctx: AdminContext,
+  ): Promise<boolean> {
+    if (ctx.services.config.ONRAMP_ENV !== 'sandbox') {
+      throw new DomainError(ErrorCode.NotFound, 'Sandbox switches are not available in production');
+    }
+    return ctx.services.sandbox.setDeploymentRateSourceDown(ctx.em, actorOf(ctx), down);
   }
 
   @Mutation(() => DepositNode, {

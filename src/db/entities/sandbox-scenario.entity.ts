@@ -3,10 +3,9 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 export type FxFailureScenario = 'NONE' | 'TEMPORARY' | 'PERMANENT';
 
 /**
- * Fault scenarios a sandbox merchant sets through `setSandboxScenario`. Rates are shared by
- * the whole deployment, so `rateSourceDown` set by any sandbox merchant stops the sandbox
- * rate source for everyone (a sandbox deployment is a test bench). The others apply to the
- * merchant's own deposits only.
+ * Fault scenarios a sandbox merchant sets through `setSandboxScenario`. Each applies to that
+ * merchant only: one merchant's test must not break another's (the deployment-wide rate
+ * source switch is the operator's, in `deployment_switches`).
  */
 @Entity({ tableName: 'sandbox_scenarios' })
 export class SandboxScenario {
@@ -15,6 +14,13 @@ export class SandboxScenario {
 
   @Property({ type: 'boolean' })
   rateSourceDown = false;
+
+  /**
+   * When `rateSourceDown` was turned on: the merchant's quotes are the rates published before
+   * then (valid until they expire), as if the source had stopped for it alone.
+   */
+  @Property({ type: 'timestamptz', nullable: true })
+  rateSourceDownSince: Date | null = null;
 
   /** The sandbox FX venue fails this merchant's conversions: FLAGGED (temporary) or FAILED. */
   @Property({ type: 'text' })

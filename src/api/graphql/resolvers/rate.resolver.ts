@@ -10,6 +10,12 @@ export class RateResolver {
     @Arg('to', () => String, { nullable: true }) to: string | undefined,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RateType> {
-    return RateType.from(await ctx.services.rates.current(ctx.em, { from, to: to ?? undefined }));
+    return RateType.from(
+      await ctx.services.rates.current(
+        ctx.em,
+        { from, to: to ?? undefined },
+        ctx.principal?.merchantId,
+      ),
+    );
   }
 }

@@ -24,7 +24,8 @@ registerEnumType(FxFailure, {
 export class SandboxScenarioInput {
   @Field(() => Boolean, {
     nullable: true,
-    description: 'Stop the sandbox rate source (deployment-wide: rates are shared).',
+    description:
+      'Stop the rate source for your own quotes: rates published after this are hidden from you, so your quotes answer RATE_UNAVAILABLE once the last ones expire. Other merchants keep getting rates.',
   })
   rateSourceDown?: boolean | null;
 

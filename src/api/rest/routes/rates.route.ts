@@ -26,10 +26,11 @@ export const ratesRoutes =
       },
       async (request) =>
         presentRate(
-          await services.rates.current(request.em, {
-            from: request.query.from,
-            to: request.query.to,
-          }),
+          await services.rates.current(
+            request.em,
+            { from: request.query.from, to: request.query.to },
+            request.principal?.merchantId,
+          ),
         ),
     );
   };
