@@ -77,6 +77,9 @@ export interface Gateway extends RunningProcess {
   url: string;
 }
 
+/** The encryption key every process under test gets (hex of 32 bytes; a test value, public). */
+export const TEST_ENCRYPTION_KEY = '7e57'.repeat(16);
+
 export function baseEnv(
   databaseUrl: string,
   extra: Record<string, string> = {},
@@ -91,6 +94,7 @@ export function baseEnv(
     DB_POOL_MAX: '5',
     // Job runners' health and metrics port: any free one, so runners can run side by side.
     JOBS_PORT: '0',
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ...extra,
   };
 }

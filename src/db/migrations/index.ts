@@ -5,6 +5,7 @@ import { Migration20261122000400_payouts } from './Migration20261122000400_payou
 import { Migration20261122000500_webhooks } from './Migration20261122000500_webhooks';
 import { Migration20261122000600_dashboard_sessions } from './Migration20261122000600_dashboard_sessions';
 import { Migration20261122000700_operations } from './Migration20261122000700_operations';
+import { Migration20261124000900_secrets_at_rest } from './Migration20261124000900_secrets_at_rest';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
@@ -18,4 +19,8 @@ export const migrationsList = [
     class: Migration20261122000600_dashboard_sessions,
   },
   { name: 'Migration20261122000700_operations', class: Migration20261122000700_operations },
+  {
+    name: 'Migration20261124000900_secrets_at_rest',
+    class: Migration20261124000900_secrets_at_rest,
+  },
 ];
