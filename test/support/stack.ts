@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { serviceNodeFlags } from '../../src/cli/node-flags';
+import { gatewayEnvironment } from '../../src/crypto/process-secrets';
 
 // The project root: two levels up from test/support, three when compiled into dist/ (bench).
 const ROOT = existsSync(join(__dirname, '..', '..', 'package.json'))
@@ -126,7 +127,8 @@ export async function startStack(
   // Start everything, and if any process fails to come up, stop the ones that did: a failed
   // start must not leave orphans behind the test run.
   const starts = [
-    ...Array.from({ length: options.gateways ?? 1 }, () => startGateway(env)),
+    // As `npm start` runs them: gateways get the hot wallet's address, only runners its key.
+    ...Array.from({ length: options.gateways ?? 1 }, () => startGateway(gatewayEnvironment(env))),
     ...Array.from({ length: options.runners ?? 1 }, () => startRunner(env)),
   ];
   const settled = await Promise.allSettled(starts);
