@@ -6,6 +6,7 @@ import { encryptionFromConfig } from '../../src/crypto/encryption-keys';
 import { dropHotWalletKey, gatewayEnvironment } from '../../src/crypto/process-secrets';
 import { chainRegistryFromConfig } from '../../src/adapters/chain/chain-registry';
 import { LOCAL_HOT_WALLET_PRIVATE_KEY } from '../../src/embedded/local-chains';
+import { maskString, redactLogLine } from '../../src/logging/redact';
 
 const HOT_WALLET = privateKeyToAccount(LOCAL_HOT_WALLET_PRIVATE_KEY).address;
 const CHAIN_ENV = {
@@ -136,5 +137,13 @@ describe('the gateway and the hot-wallet key', () => {
         fees: { maxFeePerGas: 1n, maxPriorityFeePerGas: 1n },
       }),
     ).rejects.toThrow(/holds no hot-wallet key/);
+  });
+});
+
+describe('log redaction of the encryption keys', () => {
+  it('masks ENCRYPTION_KEY and ENCRYPTION_KEY_PREVIOUS by name', () => {
+    const key = randomBytes(32).toString('base64');
+    expect(maskString(`ENCRYPTION_KEY=${key}`)).not.toContain(key);
+    expect(redactLogLine(JSON.stringify({ ENCRYPTION_KEY_PREVIOUS: key }))).not.toContain(key);
   });
 });
