@@ -42,6 +42,8 @@ interface Pending {
   claim: IdempotencyClaim;
   /** Set once the outcome is handled (stored or abandoned), so it is handled once. */
   settled: boolean;
+  /** Renews the claim while the request runs (cleared once settled). */
+  heartbeat: NodeJS.Timeout;
 }
 
 const pending = new WeakMap<FastifyRequest, Pending>();
@@ -86,9 +88,9 @@ function payloadText(payload: unknown): { ok: true; text: string | null } | { ok
  * - A client that disconnects does not stop the handler: Fastify still sends its result
  *   through `onSend`, so the outcome is stored (or released) and a retry replays it.
  *   `onResponse` releases any key still unsettled as a last resort.
- * - A process that dies mid-request (or a handler that never answers) leaves the key
- *   IN_PROGRESS, answering 409, until its lease (IDEMPOTENCY_LEASE_SECONDS) ends; the next
- *   retry then runs the request anew.
+ * - While the request runs, its claim is renewed every third of IDEMPOTENCY_LEASE_SECONDS, so a
+ *   slow request keeps its key however long it takes. A process that dies mid-request stops
+ *   renewing: its key answers 409 until the lease ends, then the next retry runs anew.
  */
 export function registerIdempotency(
   app: FastifyInstance,
@@ -137,13 +139,24 @@ export function registerIdempotency(
       else reply.send(outcome.body); // stored before responses were sealed
       return reply;
     }
-    pending.set(request, { claim: outcome.claim, settled: false });
+    const claim = outcome.claim;
+    const heartbeat = setInterval(() => {
+      idempotency.renew(request.em, claim).then(
+        (held) => {
+          if (!held) clearInterval(heartbeat);
+        },
+        (err: unknown) => request.log.warn({ err }, 'could not renew an Idempotency-Key lease'),
+      );
+    }, idempotency.heartbeatMs);
+    heartbeat.unref();
+    pending.set(request, { claim, settled: false, heartbeat });
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
     const state = pending.get(request);
     if (!state || state.settled) return payload;
     state.settled = true;
+    clearInterval(state.heartbeat);
     const status = reply.statusCode;
     const parsed = status < 500 ? payloadText(payload) : { ok: false as const };
     if (!parsed.ok) {
@@ -166,6 +179,7 @@ export function registerIdempotency(
     const state = pending.get(request);
     if (!state) return;
     pending.delete(request);
+    clearInterval(state.heartbeat);
     if (!state.settled) {
       state.settled = true;
       await abandon(request, state);

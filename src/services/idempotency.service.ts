@@ -49,8 +49,9 @@ const MAX_ATTEMPTS = 5;
  * `idempotency_keys`, shared by every gateway instance. Responses are sealed with the operator's
  * key (all of them: a response may carry a client secret, a webhook secret, or a user's e-mail).
  *
- * A key still IN_PROGRESS `leaseMs` after its claim belongs to a request whose process died (no
- * request runs that long): the next request with the key takes it over, in the same statement as
+ * A claim is a lease: the request holding it renews it every `heartbeatMs` while it runs (see
+ * `renew`), so a key IN_PROGRESS whose lease was not renewed for `leaseMs` belongs to a request
+ * whose process died. The next request with the key takes it over, in the same statement as
  * the claim, so of two racing retries one runs and the other gets 409.
  *
  * Statements run on the pool in autocommit, never inside the caller's transaction: the
@@ -58,12 +59,20 @@ const MAX_ATTEMPTS = 5;
  * rollback of the handler's own work.
  */
 export class IdempotencyService {
+  private readonly leaseMs: number;
+  private readonly ttlMs: number;
+  /** How often a running request renews its claim: a third of the lease, so two may fail. */
+  readonly heartbeatMs: number;
+
   constructor(
     private readonly clock: Clock,
     private readonly box: SecretBox,
-    private readonly leaseMs: number = IDEMPOTENCY_LEASE_MS,
-    private readonly ttlMs: number = IDEMPOTENCY_TTL_MS,
-  ) {}
+    options: { leaseMs?: number; heartbeatMs?: number; ttlMs?: number } = {},
+  ) {
+    this.leaseMs = options.leaseMs ?? IDEMPOTENCY_LEASE_MS;
+    this.ttlMs = options.ttlMs ?? IDEMPOTENCY_TTL_MS;
+    this.heartbeatMs = options.heartbeatMs ?? Math.floor(this.leaseMs / 3);
+  }
 
   /**
    * Claims the key for this request (`new`), or answers the stored response (`replay`).
@@ -95,9 +104,11 @@ export class IdempotencyService {
            response_sealed = null,
            created_at = excluded.created_at,
            expires_at = excluded.expires_at,
-           claim_token = excluded.claim_token
+           claim_token = excluded.claim_token,
+           lease_renewed_at = null
          where idempotency_keys.expires_at <= excluded.created_at
-            or (idempotency_keys.state = 'IN_PROGRESS' and idempotency_keys.created_at <= ?)
+            or (idempotency_keys.state = 'IN_PROGRESS'
+                and coalesce(idempotency_keys.lease_renewed_at, idempotency_keys.created_at) <= ?)
          returning 1 as claimed`,
         [
           scope.merchantId,
@@ -169,6 +180,20 @@ export class IdempotencyService {
         where merchant_id = ? and key = ? and claim_token = ? and state = 'IN_PROGRESS'`,
       [status, sealed, claim.merchantId, claim.key, claim.claimToken],
     );
+  }
+
+  /**
+   * Renews a running request's claim (its lease starts again). Returns false once the claim is
+   * no longer this request's: completed, released, or taken over after a missed lease.
+   */
+  async renew(em: EntityManager, claim: IdempotencyClaim): Promise<boolean> {
+    const rows = await em.getConnection().execute<{ key: string }[]>(
+      `update idempotency_keys set lease_renewed_at = ?
+        where merchant_id = ? and key = ? and claim_token = ? and state = 'IN_PROGRESS'
+        returning key`,
+      [this.clock.now(), claim.merchantId, claim.key, claim.claimToken],
+    );
+    return rows.length > 0;
   }
 
   /** Releases a claimed key without a stored response (5xx, crash): the client may retry. */

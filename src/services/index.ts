@@ -166,11 +166,9 @@ export function createServices(
       accounts,
       sandbox,
     ),
-    idempotency: new IdempotencyService(
-      clock,
-      encryption.box,
-      config.IDEMPOTENCY_LEASE_SECONDS * 1000,
-    ),
+    idempotency: new IdempotencyService(clock, encryption.box, {
+      leaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
+    }),
     ledger,
     depositTransitions,
     ingestion: new DepositIngestionService(clock, limits, ledger, accounts),

@@ -32,8 +32,10 @@ describe('Idempotency-Key lease and sealed responses', () => {
   let baseUrl: string;
   const clock = new ManualClock('2026-06-01T09:00:00Z');
   const box = new SecretBox(randomBytes(32));
-  const service = new IdempotencyService(clock, box, LEASE_MS);
+  const service = new IdempotencyService(clock, box, { leaseMs: LEASE_MS, heartbeatMs: 100 });
   let runs = 0;
+  /** Resolves the slow route's pending request. */
+  let releaseSlow: () => void = () => undefined;
 
   beforeAll(async () => {
     orm = await openTestOrm(await createTestDatabase());
@@ -59,6 +61,12 @@ describe('Idempotency-Key lease and sealed responses', () => {
         webhook: { secret: `whsec_${randomBytes(32).toString('base64')}` },
         alpha: 'ü',
       };
+    });
+    app.post('/v1/slow', async (_req, reply) => {
+      runs++;
+      await new Promise<void>((resolve) => (releaseSlow = resolve));
+      reply.code(201);
+      return { id: `slw_${randomUUID()}` };
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -119,6 +127,30 @@ describe('Idempotency-Key lease and sealed responses', () => {
     expect(runs).toBe(before + 1);
   });
 
+  it('keeps the key of a request still running past the lease: it renews its claim', async () => {
+    const key = `key_${randomUUID()}`;
+    const slow = (k: string) =>
+      request(baseUrl, 'POST', '/v1/slow', { body: {}, headers: { 'idempotency-key': k } });
+    const before = runs;
+    const first = slow(key);
+    while (runs === before) await sleep(10);
+    // Far past the lease by the clock; the running request's heartbeats (every 100 ms here)
+    // renew its claim at the new time.
+    clock.advance(LEASE_MS * 3);
+    await sleep(400);
+    const retry = await slow(key);
+    expect(retry.status).toBe(409);
+    expect(runs).toBe(before + 1);
+
+    releaseSlow();
+    const done = await first;
+    expect(done.status).toBe(201);
+    const replay = await slow(key);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.text).toBe(done.text);
+    expect(runs).toBe(before + 1);
+  });
+
   it('lets exactly one of several racing retries take a dead key over', async () => {
     const key = `key_${randomUUID()}`;
     await deadClaim(key);
@@ -168,7 +200,9 @@ describe('Idempotency-Key lease and sealed responses', () => {
   it('fails loudly, not silently, when the stored response was sealed under another key', async () => {
     const key = `key_${randomUUID()}`;
     expect((await post(key)).status).toBe(201);
-    const otherKey = new IdempotencyService(clock, new SecretBox(randomBytes(32)), LEASE_MS);
+    const otherKey = new IdempotencyService(clock, new SecretBox(randomBytes(32)), {
+      leaseMs: LEASE_MS,
+    });
     await expect(
       otherKey.begin(orm.em.fork(), {
         merchantId: MERCHANT,

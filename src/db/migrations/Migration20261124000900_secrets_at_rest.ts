@@ -6,7 +6,9 @@ import { Migration } from '@mikro-orm/migrations';
  * - `idempotency_keys.response_sealed`: the stored response, as the exact bytes sent, sealed
  *   with ENCRYPTION_KEY (`response_body` stays for rows stored before; no new row uses it).
  *   `claim_token`: which claim of a key may complete or release it, so a request whose lease was
- *   taken over cannot overwrite the retry's outcome.
+ *   taken over cannot overwrite the retry's outcome. `lease_renewed_at`: the running request's
+ *   last heartbeat; IN_PROGRESS with no heartbeat for IDEMPOTENCY_LEASE_SECONDS (counted from
+ *   `created_at` before the first) means its process died, and a retry takes the key over.
  * - `onramps.closed_at`: when the onramp stopped being ACTIVE (set by a trigger from the
  *   `updated_at` of the change, whatever code makes it), from which the client secret's expiry
  *   is computed. `client_secret_revoked_at`: the merchant revoked the client secret.
@@ -18,6 +20,7 @@ export class Migration20261124000900_secrets_at_rest extends Migration {
   override async up(): Promise<void> {
     this.addSql('alter table idempotency_keys add column response_sealed text;');
     this.addSql('alter table idempotency_keys add column claim_token text;');
+    this.addSql('alter table idempotency_keys add column lease_renewed_at timestamptz;');
     this.addSql('alter table onramps add column closed_at timestamptz;');
     this.addSql('alter table onramps add column client_secret_revoked_at timestamptz;');
     this.addSql(`update onramps set closed_at = updated_at where status <> 'ACTIVE';`);
@@ -41,6 +44,7 @@ export class Migration20261124000900_secrets_at_rest extends Migration {
     this.addSql('drop function if exists onramps_closed_at();');
     this.addSql('alter table onramps drop column if exists client_secret_revoked_at;');
     this.addSql('alter table onramps drop column if exists closed_at;');
+    this.addSql('alter table idempotency_keys drop column if exists lease_renewed_at;');
     this.addSql('alter table idempotency_keys drop column if exists claim_token;');
     this.addSql('alter table idempotency_keys drop column if exists response_sealed;');
   }
