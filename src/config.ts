@@ -113,8 +113,8 @@ export const configSchema = z.object({
    */
   CLIENT_SECRET_GRACE_SECONDS: z.coerce.number().int().min(0).default(86_400),
   /**
-   * An Idempotency-Key whose first request is still IN_PROGRESS after this long is taken over by
-   * a retry: the process running it died. Longer than any request runs (see decisions).
+   * A running request renews its Idempotency-Key claim every third of this; a claim not renewed
+   * this long belongs to a process that died, and the next retry takes the key over.
    */
   IDEMPOTENCY_LEASE_SECONDS: positiveInt(60),
   /** A broadcast payout not mined after this long is replaced at the same nonce with higher fees. */
