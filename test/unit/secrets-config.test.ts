@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ConfigError, loadConfig } from '../../src/config';
 import { keyId, parseKey, SecretBox, SecretDecryptError } from '../../src/crypto/secret-box';
-import { encryptionFromConfig } from '../../src/crypto/encryption-keys';
+import {
+  encryptionFromConfig,
+  ensureSandboxKeyFile,
+  withSandboxKeyFile,
+} from '../../src/crypto/encryption-keys';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { dropHotWalletKey, gatewayEnvironment } from '../../src/crypto/process-secrets';
 import { chainRegistryFromConfig } from '../../src/adapters/chain/chain-registry';
 import { LOCAL_HOT_WALLET_PRIVATE_KEY } from '../../src/embedded/local-chains';
@@ -145,5 +152,24 @@ describe('log redaction of the encryption keys', () => {
     const key = randomBytes(32).toString('base64');
     expect(maskString(`ENCRYPTION_KEY=${key}`)).not.toContain(key);
     expect(redactLogLine(JSON.stringify({ ENCRYPTION_KEY_PREVIOUS: key }))).not.toContain(key);
+  });
+});
+
+describe('the sandbox key file of npm start', () => {
+  it('is generated once (owner-only), reused, and found by the command line in the sandbox only', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'onramp-key-'));
+    try {
+      const file = join(dir, 'encryption-key');
+      const key = ensureSandboxKeyFile(file);
+      expect(parseKey(key)).not.toBeNull();
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(ensureSandboxKeyFile(file)).toBe(key);
+      expect(withSandboxKeyFile({}, file).ENCRYPTION_KEY).toBe(key);
+      expect(withSandboxKeyFile({ ENCRYPTION_KEY: 'set' }, file).ENCRYPTION_KEY).toBe('set');
+      expect(withSandboxKeyFile({ ONRAMP_ENV: 'production' }, file).ENCRYPTION_KEY).toBeUndefined();
+      expect(withSandboxKeyFile({}, join(dir, 'absent')).ENCRYPTION_KEY).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
