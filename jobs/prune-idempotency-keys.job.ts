@@ -1,4 +1,3 @@
-import { IdempotencyService } from '../src/services/idempotency.service';
 import type { JobDefinition } from './job';
 
 /** Idempotency keys are kept 24 h; expired rows are never replayed, only taken over. */
@@ -6,7 +5,7 @@ export const pruneIdempotencyKeysJob: JobDefinition = {
   name: 'prune-idempotency-keys',
   everyMs: () => 10 * 60 * 1000,
   run: async (deps) => {
-    const deleted = await new IdempotencyService(deps.services.clock).prune(deps.orm.em.fork());
+    const deleted = await deps.services.idempotency.prune(deps.orm.em.fork());
     if (deleted > 0) deps.log.debug({ deleted }, 'pruned expired idempotency keys');
   },
 };

@@ -5,6 +5,7 @@ import { createLogger } from '../src/logger';
 import { openOrm } from '../src/db/orm';
 import { requireDatabaseUrl } from '../src/db/database-url';
 import { createServices } from '../src/services';
+import { warnAboutSecrets } from '../src/crypto/process-secrets';
 import { backendName, connectAgenda, drainAgenda, releaseQueuedJobs } from './agenda';
 import { jobs } from './index';
 import { generateRatesJob } from './generate-rates.job';
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
       log.error({ err: error }, 'risk blocklist file unreadable; keeping the last good list'),
     onDepositSettled: metrics.observeSettlement,
   });
+  warnAboutSecrets(log, { encryption: services.encryption });
   // Health and metrics first: a port already taken stops start-up before any job is taken.
   const http = await serveRunnerHttp({
     host: config.HOST,

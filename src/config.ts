@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { privateKeyToAccount } from 'viem/accounts';
+import { parseKey } from './crypto/secret-box';
 
 /**
  * Every setting the processes read, validated in one place. A bad value stops start-up
@@ -15,6 +17,14 @@ const optionalUrl = z
   .url()
   .optional()
   .or(z.literal('').transform(() => undefined));
+
+const KEY_FORMAT = 'must be 32 random bytes as 64 hex digits or base64 (openssl rand -base64 32)';
+const encryptionKey = z.string().refine((text) => parseKey(text) !== null, KEY_FORMAT);
+const encryptionKeyList = z
+  .string()
+  .refine((text) => text.split(',').every((part) => parseKey(part) !== null), {
+    message: `each comma-separated key ${KEY_FORMAT}`,
+  });
 
 const optionalAddress = z
   .string()
@@ -112,6 +122,28 @@ export const configSchema = z.object({
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex digits')
     .optional(),
+  /**
+   * The hot wallet's address, for processes that must not hold its key (the gateway: treasury
+   * view). `npm start` derives it from the local key. The job runner checks it matches the key.
+   */
+  HOT_WALLET_ADDRESS: optionalAddress,
+  /**
+   * Seals webhook secrets and stored idempotent responses at rest (AES-256-GCM). Required in
+   * production; see the README for rotation.
+   */
+  ENCRYPTION_KEY: encryptionKey.optional(),
+  /** Keys being rotated out (comma list): they still open values, never seal new ones. */
+  ENCRYPTION_KEY_PREVIOUS: encryptionKeyList.optional(),
+  /**
+   * A client secret keeps working this long after its onramp stops taking money (EXPIRED,
+   * COMPLETED, DEACTIVATED), so a checkout page can keep showing the deposit's progress.
+   */
+  CLIENT_SECRET_GRACE_SECONDS: z.coerce.number().int().min(0).default(86_400),
+  /**
+   * A running request renews its Idempotency-Key claim every third of this; a claim not renewed
+   * this long belongs to a process that died, and the next retry takes the key over.
+   */
+  IDEMPOTENCY_LEASE_SECONDS: positiveInt(60),
   /** A broadcast payout not mined after this long is replaced at the same nonce with higher fees. */
   PAYOUT_STUCK_SECONDS: positiveInt(120),
   /** How often in-flight payouts are checked for receipts (and chains for health). */
@@ -165,6 +197,29 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
+/** Rules between variables; each problem names the variable to fix. */
+const checkedConfigSchema = configSchema.superRefine((config, ctx) => {
+  if (config.ONRAMP_ENV === 'production' && !config.ENCRYPTION_KEY) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: ['ENCRYPTION_KEY'],
+      message: `is required in production (it seals secrets at rest); ${KEY_FORMAT}`,
+    });
+  }
+  if (
+    config.HOT_WALLET_PRIVATE_KEY &&
+    config.HOT_WALLET_ADDRESS &&
+    privateKeyToAccount(config.HOT_WALLET_PRIVATE_KEY as `0x${string}`).address.toLowerCase() !==
+      config.HOT_WALLET_ADDRESS.toLowerCase()
+  ) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: ['HOT_WALLET_ADDRESS'],
+      message: 'is not the address of HOT_WALLET_PRIVATE_KEY',
+    });
+  }
+});
+
 export type Config = z.infer<typeof configSchema>;
 
 export class ConfigError extends Error {
@@ -184,7 +239,7 @@ function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(withoutEmpty(env));
+  const parsed = checkedConfigSchema.safeParse(withoutEmpty(env));
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),

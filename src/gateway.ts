@@ -13,17 +13,20 @@ import { VERSION } from './version';
 import { exitGracefullyOnSignals } from './shutdown';
 import { requireDatabaseUrl } from './db/database-url';
 import { DepositEventHub } from './api/subscriptions/deposit-event-hub';
+import { dropHotWalletKey, warnAboutSecrets } from './crypto/process-secrets';
 
 /**
  * Gateway process: REST /v1, GraphQL and graphql-ws on PORT against DATABASE_URL; `/metrics`
  * and `/admin/graphql` on the internal listener (INTERNAL_PORT).
  */
 async function main(): Promise<void> {
+  const droppedHotWalletKey = dropHotWalletKey(process.env);
   const config = loadConfigOrExit();
   const logger = createLogger('gateway', config.LOG_LEVEL);
   const databaseUrl = requireDatabaseUrl(config);
   const orm = await openOrm({ databaseUrl, poolMax: config.DB_POOL_MAX });
   const services = createServices(config, systemClock);
+  warnAboutSecrets(logger, { droppedHotWalletKey, encryption: services.encryption });
   const depositEvents = new DepositEventHub({
     databaseUrl,
     clock: systemClock,

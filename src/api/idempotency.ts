@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ErrorCode } from '../domain/errors';
-import type { IdempotencyScope, IdempotencyService } from '../services/idempotency.service';
+import type {
+  IdempotencyClaim,
+  IdempotencyScope,
+  IdempotencyService,
+} from '../services/idempotency.service';
 import './principal';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -35,15 +39,18 @@ export function requestHash(method: string, path: string, body: unknown): string
 }
 
 interface Pending {
-  scope: IdempotencyScope;
+  claim: IdempotencyClaim;
   /** Set once the outcome is handled (stored or abandoned), so it is handled once. */
   settled: boolean;
+  /** Renews the claim while the request runs (cleared once settled). */
+  heartbeat: NodeJS.Timeout;
 }
 
 const pending = new WeakMap<FastifyRequest, Pending>();
 
-function parsePayload(payload: unknown): { ok: true; body: unknown } | { ok: false } {
-  if (payload === undefined || payload === null || payload === '') return { ok: true, body: null };
+/** The JSON text of a response (null: no body), or not ok when it is not JSON. */
+function payloadText(payload: unknown): { ok: true; text: string | null } | { ok: false } {
+  if (payload === undefined || payload === null || payload === '') return { ok: true, text: null };
   const text =
     typeof payload === 'string'
       ? payload
@@ -53,7 +60,8 @@ function parsePayload(payload: unknown): { ok: true; body: unknown } | { ok: fal
   // Streams (never produced by this API's routes) cannot be captured.
   if (text === null) return { ok: false };
   try {
-    return { ok: true, body: JSON.parse(text) as unknown };
+    JSON.parse(text);
+    return { ok: true, text };
   } catch {
     return { ok: false };
   }
@@ -68,8 +76,9 @@ function parsePayload(payload: unknown): { ok: true; body: unknown } | { ok: fal
  *   validation, 413, malformed JSON) therefore never claim a key and are not stored: they had
  *   no effect, and the client may fix the request and retry with the same key. Intended.
  * - Only for callers authenticated with a secret key; keys are scoped per merchant (every
- *   secret key of a merchant shares them). Stored JSON is jsonb: a replay is the same JSON
- *   value, with object keys possibly in another order, as `application/json`.
+ *   secret key of a merchant shares them). The response is stored as the exact JSON text sent,
+ *   sealed with ENCRYPTION_KEY (it may hold a client secret or a webhook secret): a replay is
+ *   byte-identical, as `application/json`.
  * - The request hash covers method, path (without query) and the canonical JSON of the
  *   validated body: the same key with another request is `idempotency_conflict` (409).
  * - Responses below 500 (including 4xx domain errors) are stored in `onSend`, before the
@@ -79,8 +88,9 @@ function parsePayload(payload: unknown): { ok: true; body: unknown } | { ok: fal
  * - A client that disconnects does not stop the handler: Fastify still sends its result
  *   through `onSend`, so the outcome is stored (or released) and a retry replays it.
  *   `onResponse` releases any key still unsettled as a last resort.
- * - A process that dies mid-request (or a handler that never answers) leaves the key
- *   IN_PROGRESS, answering 409, until it expires.
+ * - While the request runs, its claim is renewed every third of IDEMPOTENCY_LEASE_SECONDS, so a
+ *   slow request keeps its key however long it takes. A process that dies mid-request stops
+ *   renewing: its key answers 409 until the lease ends, then the next retry runs anew.
  */
 export function registerIdempotency(
   app: FastifyInstance,
@@ -90,7 +100,7 @@ export function registerIdempotency(
 
   const abandon = async (request: FastifyRequest, state: Pending) => {
     try {
-      await idempotency.abandon(request.em, state.scope);
+      await idempotency.abandon(request.em, state.claim);
     } catch (err) {
       request.log.error({ err }, 'could not release Idempotency-Key');
     }
@@ -122,29 +132,44 @@ export function registerIdempotency(
     const outcome = await idempotency.begin(request.em, scope);
     if (outcome.kind === 'replay') {
       reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true').code(outcome.status);
-      if (outcome.body === null || outcome.body === undefined) reply.send();
-      else reply.send(outcome.body);
+      if (outcome.text !== null) {
+        // The stored bytes as they were sent (a string with a JSON type is not serialised again).
+        reply.header('content-type', 'application/json; charset=utf-8').send(outcome.text);
+      } else if (outcome.body === null || outcome.body === undefined) reply.send();
+      else reply.send(outcome.body); // stored before responses were sealed
       return reply;
     }
-    pending.set(request, { scope, settled: false });
+    const claim = outcome.claim;
+    const heartbeat = setInterval(() => {
+      idempotency.renew(request.em, claim).then(
+        (held) => {
+          if (!held) clearInterval(heartbeat);
+        },
+        (err: unknown) => request.log.warn({ err }, 'could not renew an Idempotency-Key lease'),
+      );
+    }, idempotency.heartbeatMs);
+    heartbeat.unref();
+    pending.set(request, { claim, settled: false, heartbeat });
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
     const state = pending.get(request);
     if (!state || state.settled) return payload;
     state.settled = true;
+    clearInterval(state.heartbeat);
     const status = reply.statusCode;
-    const parsed = status < 500 ? parsePayload(payload) : { ok: false as const };
+    const parsed = status < 500 ? payloadText(payload) : { ok: false as const };
     if (!parsed.ok) {
       if (status < 500) request.log.warn('response is not JSON; Idempotency-Key released');
       await abandon(request, state);
       return payload;
     }
     try {
-      await idempotency.complete(request.em, state.scope, status, parsed.body);
+      await idempotency.complete(request.em, state.claim, status, parsed.text);
     } catch (err) {
-      // The handler's effects happened: keep the key claimed (a retry gets 409 until it
-      // expires) rather than release it and risk running the request twice.
+      // The handler's effects happened: keep the key claimed rather than release it (a retry
+      // gets 409 until the lease ends). Past the lease a retry runs again: the database failed
+      // us here, and a key held for 24 h by a lost write would be the worse outcome.
       request.log.error({ err }, 'could not store the response of an Idempotency-Key');
     }
     return payload;
@@ -154,6 +179,7 @@ export function registerIdempotency(
     const state = pending.get(request);
     if (!state) return;
     pending.delete(request);
+    clearInterval(state.heartbeat);
     if (!state.settled) {
       state.settled = true;
       await abandon(request, state);

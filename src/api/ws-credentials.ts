@@ -127,7 +127,9 @@ export class CredentialWatch {
     }
     if (clientSecretHashes.length > 0) {
       const live = await connection.execute<Array<{ client_secret_hash: string }>>(
-        `select client_secret_hash from onramps where client_secret_hash = any(${TEXT_ARRAY})`,
+        // Expiry is each socket's own timer; a revocation whose notice was missed shows here.
+        `select client_secret_hash from onramps
+          where client_secret_hash = any(${TEXT_ARRAY}) and client_secret_revoked_at is null`,
         [textArray(clientSecretHashes)],
       );
       const valid = new Set(live.map((r) => r.client_secret_hash));

@@ -14,6 +14,8 @@ import { checkLedger, LEDGER_CHECK_NAMES } from '../services/ledger-check';
 import { presentDeposit } from '../api/rest/deposit.presenter';
 import type { Deposit } from '../db/entities/deposit.entity';
 import { decodeCursor, encodeCursor, parseFirst } from '../domain/pagination';
+import { withSandboxKeyFile } from '../crypto/encryption-keys';
+import { reencryptAll } from '../crypto/reencrypt';
 
 /** Same configuration as the processes; without DATABASE_URL, the database `npm start` runs. */
 function databaseUrlOf(config: Config): string {
@@ -37,7 +39,8 @@ class CliExit extends Error {
 }
 
 async function withServices<T>(fn: (orm: MikroORM, services: Services) => Promise<T>): Promise<T> {
-  const config = loadConfig();
+  // In a sandbox without ENCRYPTION_KEY, the key `npm start` generated: open what it sealed.
+  const config = loadConfig(withSandboxKeyFile(process.env));
   const orm = await openOrm({ databaseUrl: databaseUrlOf(config), poolMax: 2 });
   try {
     return await fn(orm, createServices(config, systemClock));
@@ -397,6 +400,30 @@ export function buildCli(): Command {
       withServices(async (orm) => {
         await migrate(orm);
         process.stdout.write('Migrations applied.\n');
+      }),
+    );
+
+  program
+    .command('secrets')
+    .description('Secrets stored at rest (webhook secrets, idempotent responses)')
+    .command('reencrypt')
+    .description(
+      'Seal every stored secret under the current ENCRYPTION_KEY (after a rotation, keep the old key in ENCRYPTION_KEY_PREVIOUS until this has run)',
+    )
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) =>
+      withServices(async (orm, services) => {
+        const report = await reencryptAll(
+          orm.em.fork(),
+          services.encryption.box,
+          services.webhookEndpoints,
+        );
+        print(
+          !!opts.json,
+          { ...report },
+          `Sealed under key ${report.key_id}: ${report.webhook_endpoints} webhook endpoint(s), ` +
+            `${report.idempotency_responses} idempotent response(s) rewritten.`,
+        );
       }),
     );
 

@@ -16,6 +16,8 @@ import {
 } from '../embedded/local-chains';
 import { spawnEmbeddedPostgres, type PostgresProcess } from '../embedded/pg-process';
 import { serviceNodeFlags } from './node-flags';
+import { ensureSandboxKeyFile } from '../crypto/encryption-keys';
+import { gatewayEnvironment } from '../crypto/process-secrets';
 import { ensureSandboxMerchant } from '../embedded/sandbox-seed';
 import {
   CHAIN_DATA_DIR,
@@ -110,6 +112,12 @@ function chainMode(config: Config): 'local' | 'configured' {
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const mode = chainMode(config);
+  // A sandbox without ENCRYPTION_KEY: one generated once and kept under .data/, given to both
+  // processes (and found there by the `onramp` command line).
+  const encryptionEnv =
+    config.ONRAMP_ENV === 'sandbox' && !config.ENCRYPTION_KEY
+      ? { ENCRYPTION_KEY: ensureSandboxKeyFile() }
+      : {};
   mkdirSync(LOG_DIR, { recursive: true });
   const children: ChildProcess[] = [];
   let chains: LocalChains | undefined;
@@ -174,7 +182,7 @@ async function main(): Promise<void> {
   await migrate(orm);
   // The same settings the children get (local chain addresses included).
   const services = createServices(
-    loadConfig({ ...process.env, DATABASE_URL: databaseUrl, ...chains?.env }),
+    loadConfig({ ...process.env, DATABASE_URL: databaseUrl, ...chains?.env, ...encryptionEnv }),
     systemClock,
   );
   const credentials =
@@ -191,8 +199,14 @@ async function main(): Promise<void> {
     ...process.env,
     DATABASE_URL: databaseUrl,
     ...chains?.env,
+    ...encryptionEnv,
   };
-  const gateway = startProcess('gateway', join(__dirname, '..', 'gateway.js'), env);
+  // The gateway gets the hot wallet's address, never its key: only the job runner signs.
+  const gateway = startProcess(
+    'gateway',
+    join(__dirname, '..', 'gateway.js'),
+    gatewayEnvironment(env),
+  );
   const jobs = startProcess('jobs', join(__dirname, '..', '..', 'jobs', 'runner.js'), env);
   children.push(gateway, jobs);
 

@@ -59,6 +59,9 @@ export const SECRET_KEY_SUFFIXES: readonly string[] = [
   'credentials',
   'email',
   'emails',
+  // ENCRYPTION_KEY and ENCRYPTION_KEY_PREVIOUS (a bare `key` stays: idempotency and cache keys).
+  'encryptionkey',
+  'encryptionkeyprevious',
 ];
 
 export const REDACTED = '[redacted]';

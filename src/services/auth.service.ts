@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
 import { KeyEnvironment } from '../db/entities/api-key.entity';
 import { hashSecret, KEY_PREFIX } from './merchant.service';
@@ -15,6 +16,11 @@ export interface ClientSecretPrincipal {
   kind: 'client_secret';
   merchantId: string;
   onrampId: string;
+  /**
+   * When the secret stops working: its onramp stopped taking money (expired, completed or
+   * deactivated) plus the grace period. Absent while the onramp can still receive money.
+   */
+  expiresAt?: Date;
 }
 
 export type Principal = SecretKeyPrincipal | ClientSecretPrincipal;
@@ -68,8 +74,14 @@ export function depositListScope(
 export const API_KEY_SQL =
   'select "a0"."id", "a0"."merchant_id", "a0"."environment", "a0"."revoked_at" ' +
   'from "api_keys" as "a0" where "a0"."key_hash" = ? limit 1';
+/**
+ * The onramp stops taking money at `closed_at` (set when its status leaves ACTIVE) or at its
+ * TTL (`expires_at`: EXPIRED is derived at read time, the sweep persists it later), whichever
+ * comes first; `least` ignores nulls, so an ACTIVE PERMANENT onramp has no expiry.
+ */
 const CLIENT_SECRET_SQL =
-  'select "o0"."id", "o0"."merchant_id" from "onramps" as "o0" ' +
+  'select "o0"."id", "o0"."merchant_id", "o0"."client_secret_revoked_at", ' +
+  'least("o0"."closed_at", "o0"."expires_at") as "closed_at" from "onramps" as "o0" ' +
   'where "o0"."client_secret_hash" = ? limit 1';
 
 interface ApiKeyRow {
@@ -82,6 +94,8 @@ interface ApiKeyRow {
 interface ClientSecretRow {
   id: string;
   merchant_id: string;
+  client_secret_revoked_at: Date | string | null;
+  closed_at: Date | string | null;
 }
 
 /**
@@ -89,7 +103,12 @@ interface ClientSecretRow {
  * wrong-environment keys are all 401 `unauthorized`; the message says which, never whose.
  */
 export class AuthService {
-  constructor(private readonly environment: KeyEnvironment) {}
+  constructor(
+    private readonly environment: KeyEnvironment,
+    private readonly clock: Clock,
+    /** How long a client secret keeps working after its onramp stops taking money. */
+    private readonly clientSecretGraceSeconds: number,
+  ) {}
 
   async authenticate(em: EntityManager, header: string | undefined): Promise<Principal> {
     if (header === undefined || header === '') {
@@ -114,6 +133,21 @@ export class AuthService {
   private async clientSecret(em: EntityManager, token: string): Promise<ClientSecretPrincipal> {
     const [onramp] = await em.execute<ClientSecretRow[]>(CLIENT_SECRET_SQL, [hashSecret(token)]);
     if (!onramp) throw unauthorized('Unknown client secret');
-    return { kind: 'client_secret', merchantId: onramp.merchant_id, onrampId: onramp.id };
+    if (onramp.client_secret_revoked_at !== null) {
+      throw unauthorized('This client secret has been revoked');
+    }
+    const principal: ClientSecretPrincipal = {
+      kind: 'client_secret',
+      merchantId: onramp.merchant_id,
+      onrampId: onramp.id,
+    };
+    if (onramp.closed_at !== null) {
+      const closedAt = new Date(onramp.closed_at).getTime();
+      principal.expiresAt = new Date(closedAt + this.clientSecretGraceSeconds * 1000);
+      if (principal.expiresAt.getTime() <= this.clock.now().getTime()) {
+        throw unauthorized('This client secret expired: its onramp no longer takes payments');
+      }
+    }
+    return principal;
   }
 }

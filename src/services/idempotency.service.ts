@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
+import type { SecretBox } from '../crypto/secret-box';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+export const IDEMPOTENCY_LEASE_MS = 60 * 1000;
 
 /** One use of an `Idempotency-Key`: keys are scoped per merchant. */
 export interface IdempotencyScope {
@@ -14,7 +17,18 @@ export interface IdempotencyScope {
   requestHash: string;
 }
 
-export type IdempotencyBegin = { kind: 'new' } | { kind: 'replay'; status: number; body: unknown };
+/** A claim of a key: only the holder of its token completes or releases it. */
+export interface IdempotencyClaim extends IdempotencyScope {
+  claimToken: string;
+}
+
+/**
+ * `replay` carries the stored response: `text` (the exact JSON sent) for responses stored
+ * sealed, `body` (a parsed JSON value) for rows stored before responses were sealed.
+ */
+export type IdempotencyBegin =
+  | { kind: 'new'; claim: IdempotencyClaim }
+  | { kind: 'replay'; status: number; text: string | null; body: unknown };
 
 interface KeyRow {
   method: string;
@@ -23,6 +37,7 @@ interface KeyRow {
   state: 'IN_PROGRESS' | 'COMPLETED';
   response_status: number | null;
   response_body: unknown;
+  response_sealed: string | null;
   expires_at: Date;
 }
 
@@ -31,17 +46,33 @@ const MAX_ATTEMPTS = 5;
 
 /**
  * Stores the first response to each `(merchant, Idempotency-Key)` for `ttlMs` (24 h) in
- * `idempotency_keys`, shared by every gateway instance.
+ * `idempotency_keys`, shared by every gateway instance. Responses are sealed with the operator's
+ * key (all of them: a response may carry a client secret, a webhook secret, or a user's e-mail).
+ *
+ * A claim is a lease: the request holding it renews it every `heartbeatMs` while it runs (see
+ * `renew`), so a key IN_PROGRESS whose lease was not renewed for `leaseMs` belongs to a request
+ * whose process died. The next request with the key takes it over, in the same statement as
+ * the claim, so of two racing retries one runs and the other gets 409.
  *
  * Statements run on the pool in autocommit, never inside the caller's transaction: the
  * IN_PROGRESS marker must be visible to concurrent requests at once, and must survive a
  * rollback of the handler's own work.
  */
 export class IdempotencyService {
+  private readonly leaseMs: number;
+  private readonly ttlMs: number;
+  /** How often a running request renews its claim: a third of the lease, so two may fail. */
+  readonly heartbeatMs: number;
+
   constructor(
     private readonly clock: Clock,
-    private readonly ttlMs: number = IDEMPOTENCY_TTL_MS,
-  ) {}
+    private readonly box: SecretBox,
+    options: { leaseMs?: number; heartbeatMs?: number; ttlMs?: number } = {},
+  ) {
+    this.leaseMs = options.leaseMs ?? IDEMPOTENCY_LEASE_MS;
+    this.ttlMs = options.ttlMs ?? IDEMPOTENCY_TTL_MS;
+    this.heartbeatMs = options.heartbeatMs ?? Math.floor(this.leaseMs / 3);
+  }
 
   /**
    * Claims the key for this request (`new`), or answers the stored response (`replay`).
@@ -53,12 +84,16 @@ export class IdempotencyService {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const now = this.clock.now();
       const expiresAt = new Date(now.getTime() + this.ttlMs);
-      // Inserts, or takes over an expired row in the same statement. A row of a live key is
-      // left alone (no row returned). Concurrent claims serialise on the primary key.
+      const leaseEnded = new Date(now.getTime() - this.leaseMs);
+      const claimToken = randomUUID();
+      // Inserts, or takes over an expired row or a dead claim (IN_PROGRESS past its lease) in
+      // the same statement. A row of a live key is left alone (no row returned). Concurrent
+      // claims serialise on the row: the second sees the first's fresh claim and gets nothing.
       const claimed = await connection.execute<{ claimed: number }[]>(
         `insert into idempotency_keys
-           (merchant_id, key, method, path, request_hash, state, created_at, expires_at)
-         values (?, ?, ?, ?, ?, 'IN_PROGRESS', ?, ?)
+           (merchant_id, key, method, path, request_hash, state, created_at, expires_at,
+            claim_token)
+         values (?, ?, ?, ?, ?, 'IN_PROGRESS', ?, ?, ?)
          on conflict (merchant_id, key) do update set
            method = excluded.method,
            path = excluded.path,
@@ -66,16 +101,32 @@ export class IdempotencyService {
            state = 'IN_PROGRESS',
            response_status = null,
            response_body = null,
+           response_sealed = null,
            created_at = excluded.created_at,
-           expires_at = excluded.expires_at
+           expires_at = excluded.expires_at,
+           claim_token = excluded.claim_token,
+           lease_renewed_at = null
          where idempotency_keys.expires_at <= excluded.created_at
+            or (idempotency_keys.state = 'IN_PROGRESS'
+                and coalesce(idempotency_keys.lease_renewed_at, idempotency_keys.created_at) <= ?)
          returning 1 as claimed`,
-        [scope.merchantId, scope.key, scope.method, scope.path, scope.requestHash, now, expiresAt],
+        [
+          scope.merchantId,
+          scope.key,
+          scope.method,
+          scope.path,
+          scope.requestHash,
+          now,
+          expiresAt,
+          claimToken,
+          leaseEnded,
+        ],
       );
-      if (claimed.length > 0) return { kind: 'new' };
+      if (claimed.length > 0) return { kind: 'new', claim: { ...scope, claimToken } };
 
       const [row] = await connection.execute<KeyRow[]>(
-        `select method, path, request_hash, state, response_status, response_body, expires_at
+        `select method, path, request_hash, state, response_status, response_body,
+                response_sealed, expires_at
            from idempotency_keys where merchant_id = ? and key = ?`,
         [scope.merchantId, scope.key],
       );
@@ -98,7 +149,11 @@ export class IdempotencyService {
           'A request with this Idempotency-Key is still being processed; retry later',
         );
       }
-      return { kind: 'replay', status: row.response_status, body: row.response_body };
+      const text =
+        row.response_sealed === null
+          ? null
+          : this.box.open(row.response_sealed, sealContext(scope.merchantId, scope.key));
+      return { kind: 'replay', status: row.response_status, text, body: row.response_body };
     }
     throw new DomainError(
       ErrorCode.IdempotencyConflict,
@@ -106,33 +161,47 @@ export class IdempotencyService {
     );
   }
 
-  /** Stores the response of the request that claimed the key; later uses replay it. */
+  /**
+   * Stores the response of the request that claimed the key, sealed: `text` is the JSON body
+   * exactly as sent (null: no body). Later uses replay it byte for byte. A claim taken over
+   * after its lease stores nothing.
+   */
   async complete(
     em: EntityManager,
-    scope: IdempotencyScope,
+    claim: IdempotencyClaim,
     status: number,
-    body: unknown,
+    text: string | null,
   ): Promise<void> {
+    const sealed =
+      text === null ? null : this.box.seal(text, sealContext(claim.merchantId, claim.key));
     await em.getConnection().execute(
       `update idempotency_keys
-          set state = 'COMPLETED', response_status = ?, response_body = ?::jsonb
-        where merchant_id = ? and key = ? and request_hash = ? and state = 'IN_PROGRESS'`,
-      [
-        status,
-        body === undefined ? null : JSON.stringify(body),
-        scope.merchantId,
-        scope.key,
-        scope.requestHash,
-      ],
+          set state = 'COMPLETED', response_status = ?, response_sealed = ?
+        where merchant_id = ? and key = ? and claim_token = ? and state = 'IN_PROGRESS'`,
+      [status, sealed, claim.merchantId, claim.key, claim.claimToken],
     );
   }
 
+  /**
+   * Renews a running request's claim (its lease starts again). Returns false once the claim is
+   * no longer this request's: completed, released, or taken over after a missed lease.
+   */
+  async renew(em: EntityManager, claim: IdempotencyClaim): Promise<boolean> {
+    const rows = await em.getConnection().execute<{ key: string }[]>(
+      `update idempotency_keys set lease_renewed_at = ?
+        where merchant_id = ? and key = ? and claim_token = ? and state = 'IN_PROGRESS'
+        returning key`,
+      [this.clock.now(), claim.merchantId, claim.key, claim.claimToken],
+    );
+    return rows.length > 0;
+  }
+
   /** Releases a claimed key without a stored response (5xx, crash): the client may retry. */
-  async abandon(em: EntityManager, scope: IdempotencyScope): Promise<void> {
+  async abandon(em: EntityManager, claim: IdempotencyClaim): Promise<void> {
     await em.getConnection().execute(
       `delete from idempotency_keys
-        where merchant_id = ? and key = ? and request_hash = ? and state = 'IN_PROGRESS'`,
-      [scope.merchantId, scope.key, scope.requestHash],
+        where merchant_id = ? and key = ? and claim_token = ? and state = 'IN_PROGRESS'`,
+      [claim.merchantId, claim.key, claim.claimToken],
     );
   }
 
@@ -147,4 +216,9 @@ export class IdempotencyService {
       );
     return result.affectedRows ?? 0;
   }
+}
+
+/** The additional data a stored response is sealed with: it opens under its own key only. */
+export function sealContext(merchantId: string, key: string): string {
+  return `idempotency_response:${merchantId}:${key}`;
 }

@@ -38,6 +38,7 @@ import { HttpWebhookSender, resolvesToPublicOnly } from '../adapters/webhook/web
 import { webhookEnvelope } from '../api/webhooks/envelope';
 import { VERSION } from '../version';
 import type { SettlementObserver } from './settlement-observer';
+import { encryptionFromConfig, type Encryption } from '../crypto/encryption-keys';
 
 /** The use cases both transports and the job runner call; built once per process. */
 export interface Services {
@@ -71,6 +72,8 @@ export interface Services {
   operator: OperatorService;
   treasury: TreasuryService;
   dashboardSessions: DashboardSessionService;
+  /** ENCRYPTION_KEY (and the keys being rotated out): seals secrets at rest. */
+  encryption: Encryption;
 }
 
 export interface ServiceAdapters {
@@ -121,7 +124,14 @@ export function createServices(
     systemDailyUsd: dec(config.SYSTEM_DAILY_LIMIT_USD),
   };
   const sandboxEnv = config.ONRAMP_ENV === 'sandbox';
-  const auth = new AuthService(environmentOf(config));
+  const auth = new AuthService(environmentOf(config), clock, config.CLIENT_SECRET_GRACE_SECONDS);
+  const encryption = encryptionFromConfig(config);
+  const webhookEndpoints = new WebhookEndpointService(clock, encryption.box, {
+    production: !sandboxEnv,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    rotationSeconds: config.WEBHOOK_SECRET_ROTATION_SECONDS,
+    resolvesToPublicOnly: adapters.resolvesToPublicOnly ?? resolvesToPublicOnly,
+  });
   const chains = adapters.chains ?? chainRegistryFromConfig(config);
   const chainHealth = new ChainHealthService(clock, chains, sandboxEnv);
   const payouts = new PayoutService(
@@ -162,7 +172,9 @@ export function createServices(
       accounts,
       sandbox,
     ),
-    idempotency: new IdempotencyService(clock),
+    idempotency: new IdempotencyService(clock, encryption.box, {
+      leaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
+    }),
     ledger,
     depositTransitions,
     ingestion: new DepositIngestionService(clock, limits, ledger, accounts),
@@ -181,12 +193,7 @@ export function createServices(
     payouts,
     payoutSweep: new PayoutSweepService(clock, config, chains, chainHealth, payouts),
     withdrawals: new WithdrawalService(clock, ledger, payouts, dec(config.WITHDRAWAL_MIN_USD)),
-    webhookEndpoints: new WebhookEndpointService(clock, {
-      production: !sandboxEnv,
-      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
-      rotationSeconds: config.WEBHOOK_SECRET_ROTATION_SECONDS,
-      resolvesToPublicOnly: adapters.resolvesToPublicOnly ?? resolvesToPublicOnly,
-    }),
+    webhookEndpoints,
     webhookDeliveries: new WebhookDeliveryService(
       clock,
       adapters.webhookSender ??
@@ -196,7 +203,10 @@ export function createServices(
           userAgent: `ngn-onramp-webhooks/${VERSION}`,
         }),
       webhookEnvelope,
-      { leaseMs: config.WEBHOOK_TIMEOUT_MS + 45_000 },
+      {
+        leaseMs: config.WEBHOOK_TIMEOUT_MS + 45_000,
+        openSecret: (merchantId, stored) => webhookEndpoints.open(merchantId, stored),
+      },
     ),
     webhookLog,
     auditLog,
@@ -212,5 +222,6 @@ export function createServices(
     ),
     treasury: new TreasuryService(clock, chains),
     dashboardSessions: new DashboardSessionService(clock, auth, config.DASHBOARD_SESSION_SECONDS),
+    encryption,
   };
 }

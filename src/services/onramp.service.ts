@@ -36,6 +36,9 @@ export interface CreatedOnramp {
 
 type CreateOutcome = CreatedOnramp | { frozen: true };
 
+/** Where revoked client secrets are announced: `{"kind":"client_secret","id":"<onramp id>"}`. */
+export const ONRAMP_CREDENTIAL_REVOKED_CHANNEL = 'onramp_credential_revoked';
+
 const merchantFrozen = () =>
   new DomainError(ErrorCode.MerchantFrozen, 'This merchant account is frozen; contact support');
 
@@ -231,6 +234,33 @@ export class OnrampService {
       await this.accounts.release(tx, onramp.id);
       return onramp;
     });
+  }
+
+  /**
+   * Revokes the onramp's client secret: from the commit on it is 401 on HTTP, and the
+   * `onramp_credential_revoked` notification (sent in the same transaction, so only once it is
+   * true) tells every gateway to close the websockets authenticated with it. Revoking again
+   * answers the onramp and notifies again (harmless: nothing is left open).
+   */
+  async revokeClientSecret(
+    em: EntityManager,
+    merchantId: string,
+    onrampId: string,
+  ): Promise<Onramp> {
+    await em.transactional(async (tx) => {
+      const rows = await executeInTransaction<{ id: string }>(
+        tx,
+        `update onramps set client_secret_revoked_at = coalesce(client_secret_revoked_at, ?)
+          where id = ? and merchant_id = ? returning id`,
+        [this.clock.now(), onrampId, merchantId],
+      );
+      if (rows.length === 0) throw new DomainError(ErrorCode.NotFound, `No onramp ${onrampId}`);
+      await executeInTransaction(tx, 'select pg_notify(?, ?)', [
+        ONRAMP_CREDENTIAL_REVOKED_CHANNEL,
+        JSON.stringify({ kind: 'client_secret', id: onrampId }),
+      ]);
+    });
+    return this.get(em, merchantId, onrampId);
   }
 
   /** The expiry sweep: ACTIVE short-lived onramps past their TTL become EXPIRED, accounts freed. */

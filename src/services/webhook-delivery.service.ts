@@ -54,6 +54,8 @@ export interface WebhookDeliveryOptions {
   /** How long a claim is held: longer than an attempt can take (timeout + recording). */
   leaseMs: number;
   random?: () => number;
+  /** Opens a secret as stored (sealed with ENCRYPTION_KEY) for signing; throws on a wrong key. */
+  openSecret: (merchantId: string, stored: string) => string;
 }
 
 /** Outcomes written by one statement at most (a longer queue goes in several). */
@@ -236,7 +238,9 @@ export class WebhookDeliveryService {
     }
     const at = this.clock.now();
     const body = this.render(claimed.event);
-    const secrets = WebhookEndpointService.signingSecrets(endpoint, at);
+    const secrets = WebhookEndpointService.signingSecrets(endpoint, at).map((stored) =>
+      this.options.openSecret(claimed.merchantId, stored),
+    );
     const response = await this.sender.send({
       url: endpoint.url,
       headers: webhookHeaders(secrets, claimed.event.id, at, body),

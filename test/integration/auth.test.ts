@@ -19,7 +19,7 @@ describe('API keys (real PostgreSQL)', () => {
   let orm: MikroORM;
   const clock = new ManualClock('2026-05-01T10:00:00Z');
   const merchants = new MerchantService(clock);
-  const sandboxAuth = new AuthService(KeyEnvironment.Sandbox);
+  const sandboxAuth = new AuthService(KeyEnvironment.Sandbox, clock, 86_400);
 
   beforeAll(async () => {
     orm = await openTestOrm(await createTestDatabase());
@@ -69,7 +69,7 @@ describe('API keys (real PostgreSQL)', () => {
     expect(live.apiKey).toMatch(/^sk_live_/);
     const error = await rejection(sandboxAuth.authenticate(orm.em.fork(), `Bearer ${live.apiKey}`));
     expect(error.code).toBe(ErrorCode.Unauthorized);
-    const productionAuth = new AuthService(KeyEnvironment.Production);
+    const productionAuth = new AuthService(KeyEnvironment.Production, clock, 86_400);
     await expect(
       productionAuth.authenticate(orm.em.fork(), `Bearer ${live.apiKey}`),
     ).resolves.toMatchObject({

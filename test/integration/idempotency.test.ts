@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -8,7 +8,8 @@ import { mapError } from '../../src/api/error-mapping';
 import { validatorCompiler } from '../../src/api/validation';
 import { canonicalJson, registerIdempotency, requestHash } from '../../src/api/idempotency';
 import { DomainError, ErrorCode, errorBody } from '../../src/domain/errors';
-import { IdempotencyService } from '../../src/services/idempotency.service';
+import { IdempotencyService, sealContext } from '../../src/services/idempotency.service';
+import { SecretBox } from '../../src/crypto/secret-box';
 import { pruneIdempotencyKeysJob } from '../../jobs/prune-idempotency-keys.job';
 import type { JobDeps } from '../../jobs/job';
 import { createTestDatabase, openTestOrm } from '../support/db';
@@ -26,6 +27,7 @@ interface KeyRow {
   state: string;
   response_status: number | null;
   response_body: unknown;
+  response_sealed: string | null;
   created_at: Date;
   expires_at: Date;
 }
@@ -36,6 +38,11 @@ describe('Idempotency-Key (real PostgreSQL)', () => {
   let baseUrl: string;
   const clock = new ManualClock('2026-06-01T09:00:00Z');
   const runs = { things: 0, flaky: 0, reject: 0, unavailable: 0, graphql: 0 };
+  const box = new SecretBox(randomBytes(32));
+
+  /** The response a row stores, opened. */
+  const storedBody = (row: KeyRow): unknown =>
+    JSON.parse(box.open(row.response_sealed!, sealContext(row.merchant_id, row.key)));
 
   function buildApp(): FastifyInstance {
     const fastify = Fastify();
@@ -61,7 +68,7 @@ describe('Idempotency-Key (real PostgreSQL)', () => {
         };
       }
     });
-    registerIdempotency(fastify, { idempotency: new IdempotencyService(clock) });
+    registerIdempotency(fastify, { idempotency: new IdempotencyService(clock, box) });
 
     fastify.post(
       '/v1/things',
@@ -202,9 +209,9 @@ describe('Idempotency-Key (real PostgreSQL)', () => {
       path: '/v1/things',
       state: 'COMPLETED',
       response_status: 201,
-      response_body: original,
       request_hash: requestHash('POST', '/v1/things', body),
     });
+    expect(storedBody(row)).toEqual(original);
     expect(new Date(row.expires_at).getTime() - new Date(row.created_at).getTime()).toBe(DAY_MS);
     expect(new Date(row.created_at).toISOString()).toBe(clock.now().toISOString());
   });
@@ -329,7 +336,7 @@ describe('Idempotency-Key (real PostgreSQL)', () => {
     expect(anew.json().id).not.toBe(first.json().id);
     expect(runs.things - before).toBe(2);
     const [row] = await rows('mer_test', key);
-    expect(row.response_body).toEqual(anew.json());
+    expect(storedBody(row)).toEqual(anew.json());
     expect(new Date(row.created_at).toISOString()).toBe(clock.now().toISOString());
   });
 
@@ -436,7 +443,7 @@ describe('Idempotency-Key (real PostgreSQL)', () => {
   });
 
   it('prunes keys past expires_at every 10 minutes', async () => {
-    const service = new IdempotencyService(clock);
+    const service = new IdempotencyService(clock, box);
     const em = orm.em.fork();
     const scope = (key: string) => ({
       merchantId: 'mer_prune',
@@ -445,13 +452,18 @@ describe('Idempotency-Key (real PostgreSQL)', () => {
       path: '/v1/things',
       requestHash: 'h',
     });
-    await service.begin(em, scope('old'));
-    await service.complete(em, scope('old'), 201, { id: 'x' });
+    const claimed = await service.begin(em, scope('old'));
+    if (claimed.kind !== 'new') throw new Error('expected a new claim');
+    await service.complete(em, claimed.claim, 201, '{"id":"x"}');
     clock.advance(DAY_MS / 2);
     await service.begin(em, scope('young'));
     clock.advance(DAY_MS / 2);
 
-    const deps = { orm, services: { clock }, log: { debug: () => undefined } };
+    const deps = {
+      orm,
+      services: { clock, idempotency: service },
+      log: { debug: () => undefined },
+    };
     await pruneIdempotencyKeysJob.run(deps as unknown as JobDeps, undefined);
     expect((await rows('mer_prune')).map((r) => r.key)).toEqual(['young']);
     expect(pruneIdempotencyKeysJob.everyMs?.(deps as unknown as JobDeps)).toBe(10 * 60 * 1000);

@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
+import { TEST_ENCRYPTION_KEY } from '../support/stack';
 import { createServices, environmentOf, type Services } from '../../src/services';
 import { presentDeposit } from '../../src/api/rest/deposit.presenter';
 import { plannedRetryOffsetMs, JITTER } from '../../src/domain/webhook-schedule';
@@ -390,9 +391,13 @@ describe('webhook endpoints in production', () => {
   beforeAll(async () => {
     orm = await openTestOrm(await createTestDatabase());
     const clock = new ManualClock(new Date());
-    services = createServices(loadConfig({ ONRAMP_ENV: 'production' }), clock, {
-      resolvesToPublicOnly: async (host) => publicNames.has(host),
-    });
+    services = createServices(
+      loadConfig({ ONRAMP_ENV: 'production', ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }),
+      clock,
+      {
+        resolvesToPublicOnly: async (host) => publicNames.has(host),
+      },
+    );
     merchant = (await services.merchants.create(orm.em.fork(), 'Live Co')).id;
     receiver = await new WebhookReceiver().start();
   });

@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { serviceNodeFlags } from '../../src/cli/node-flags';
+import { gatewayEnvironment } from '../../src/crypto/process-secrets';
 
 // The project root: two levels up from test/support, three when compiled into dist/ (bench).
 const ROOT = existsSync(join(__dirname, '..', '..', 'package.json'))
@@ -79,6 +80,9 @@ export interface Gateway extends RunningProcess {
   internalUrl: string;
 }
 
+/** The encryption key every process under test gets (hex of 32 bytes; a test value, public). */
+export const TEST_ENCRYPTION_KEY = '7e57'.repeat(16);
+
 export function baseEnv(
   databaseUrl: string,
   extra: Record<string, string> = {},
@@ -98,6 +102,7 @@ export function baseEnv(
     RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '1000000',
     // The tests' webhook receivers listen on loopback.
     WEBHOOK_ALLOW_PRIVATE: 'true',
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ...extra,
   };
 }
@@ -139,7 +144,8 @@ export async function startStack(
   // Start everything, and if any process fails to come up, stop the ones that did: a failed
   // start must not leave orphans behind the test run.
   const starts = [
-    ...Array.from({ length: options.gateways ?? 1 }, () => startGateway(env)),
+    // As `npm start` runs them: gateways get the hot wallet's address, only runners its key.
+    ...Array.from({ length: options.gateways ?? 1 }, () => startGateway(gatewayEnvironment(env))),
     ...Array.from({ length: options.runners ?? 1 }, () => startRunner(env)),
   ];
   const settled = await Promise.allSettled(starts);

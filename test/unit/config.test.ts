@@ -26,6 +26,7 @@ describe('loadConfig', () => {
     const config = loadConfig({
       PORT: '8080',
       ONRAMP_ENV: 'production',
+      ENCRYPTION_KEY: '00'.repeat(32),
       RATE_TTL_SECONDS: '60',
       DATABASE_URL: 'postgres://u:p@localhost:5432/db',
     });

@@ -68,7 +68,12 @@ export interface ChainSettings {
   rpcUrl: string;
   tokens: Record<Stablecoin, Address>;
   confirmations: number;
-  privateKey: Hex;
+  /**
+   * The hot wallet: its key where payouts are signed (the job runner), or only its address
+   * where they are not (the gateway reads balances for the treasury view, and never holds the
+   * key).
+   */
+  wallet: { privateKey: Hex } | { address: Address };
   timeoutMs?: number;
 }
 
@@ -83,7 +88,8 @@ export class ViemChainGateway implements ChainGateway {
   readonly hotWallet: Address;
   private readonly client: PublicClient;
   private readonly viemChain: ReturnType<typeof defineChain>;
-  private readonly account: PrivateKeyAccount;
+  /** Undefined in processes given only the address: they cannot sign. */
+  private readonly account: PrivateKeyAccount | undefined;
   private chainIdChecked = false;
   /** Read calls now on the wire, by what they ask (see `shared`). */
   private readonly reading = new Map<string, Promise<unknown>>();
@@ -92,8 +98,9 @@ export class ViemChainGateway implements ChainGateway {
     this.chain = settings.chain;
     this.chainId = settings.chainId;
     this.confirmations = settings.confirmations;
-    this.account = privateKeyToAccount(settings.privateKey);
-    this.hotWallet = this.account.address;
+    const wallet = settings.wallet;
+    this.account = 'privateKey' in wallet ? privateKeyToAccount(wallet.privateKey) : undefined;
+    this.hotWallet = this.account?.address ?? (wallet as { address: Address }).address;
     const viemChain = (this.viemChain = defineChain({
       id: settings.chainId,
       name: settings.chain,
@@ -167,6 +174,11 @@ export class ViemChainGateway implements ChainGateway {
     nonce: number;
     fees: Fees;
   }): Promise<{ raw: Hex; hash: Hex }> {
+    if (!this.account) {
+      throw new Error(
+        `${this.chain}: this process holds no hot-wallet key (only the job runner signs)`,
+      );
+    }
     const raw = await this.account.signTransaction({
       type: 'eip1559',
       chainId: this.chainId,

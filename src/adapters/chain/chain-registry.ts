@@ -13,11 +13,17 @@ export interface ChainRegistry {
 }
 
 /**
- * Builds one gateway per chain that has an RPC URL, both token addresses and the hot-wallet
- * key. A chain left out is treated as down: its payouts wait (and FLAG after the outage
- * maximum) rather than fail.
+ * Builds one gateway per chain that has an RPC URL, both token addresses and the hot wallet:
+ * its key (`HOT_WALLET_PRIVATE_KEY`, the job runner, which signs) or else its address
+ * (`HOT_WALLET_ADDRESS`, the gateway, which only reads balances). A chain left out is treated
+ * as down: its payouts wait (and FLAG after the outage maximum) rather than fail.
  */
 export function chainRegistryFromConfig(config: Config): ChainRegistry {
+  const wallet = config.HOT_WALLET_PRIVATE_KEY
+    ? { privateKey: config.HOT_WALLET_PRIVATE_KEY as Hex }
+    : config.HOT_WALLET_ADDRESS
+      ? { address: config.HOT_WALLET_ADDRESS as Address }
+      : undefined;
   const gateways = new Map<Chain, ChainGateway>();
   const missing: Array<{ chain: Chain; why: string }> = [];
   for (const chain of CHAINS) {
@@ -28,7 +34,7 @@ export function chainRegistryFromConfig(config: Config): ChainRegistry {
       !rpcUrl && `${chain}_RPC_URL`,
       !usdc && `${chain}_USDC_ADDRESS`,
       !usdt && `${chain}_USDT_ADDRESS`,
-      !config.HOT_WALLET_PRIVATE_KEY && 'HOT_WALLET_PRIVATE_KEY',
+      !wallet && 'HOT_WALLET_PRIVATE_KEY (or HOT_WALLET_ADDRESS)',
     ].filter((name): name is string => Boolean(name));
     if (absent.length > 0) {
       missing.push({ chain, why: `${absent.join(', ')} not set` });
@@ -42,7 +48,7 @@ export function chainRegistryFromConfig(config: Config): ChainRegistry {
         rpcUrl: rpcUrl!,
         tokens: { USDC: usdc as Address, USDT: usdt as Address },
         confirmations: config[`${chain}_CONFIRMATIONS`],
-        privateKey: config.HOT_WALLET_PRIVATE_KEY as Hex,
+        wallet: wallet!,
       }),
     );
   }

@@ -6,6 +6,7 @@ import { Migration20261122000500_webhooks } from './Migration20261122000500_webh
 import { Migration20261122000600_dashboard_sessions } from './Migration20261122000600_dashboard_sessions';
 import { Migration20261122000700_operations } from './Migration20261122000700_operations';
 import { Migration20261124000800_credential_revocations } from './Migration20261124000800_credential_revocations';
+import { Migration20261124000900_secrets_at_rest } from './Migration20261124000900_secrets_at_rest';
 import { Migration20261124170000_sandbox_isolation } from './Migration20261124170000_sandbox_isolation';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
@@ -23,6 +24,10 @@ export const migrationsList = [
   {
     name: 'Migration20261124000800_credential_revocations',
     class: Migration20261124000800_credential_revocations,
+  },
+  {
+    name: 'Migration20261124000900_secrets_at_rest',
+    class: Migration20261124000900_secrets_at_rest,
   },
   {
     name: 'Migration20261124170000_sandbox_isolation',

@@ -71,4 +71,17 @@ export class OnrampResolver {
     const onramp = await ctx.services.onramps.deactivate(ctx.em, merchantId, id);
     return OnrampNode.from(onramp, ctx.services.clock.now());
   }
+
+  @Mutation(() => OnrampNode, {
+    description:
+      "Revokes the onramp's client secret: it answers 401 from now on and its websockets close (4403). Revoking again answers the onramp.",
+  })
+  async revokeClientSecret(
+    @Arg('onrampId', () => ID) onrampId: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<OnrampNode> {
+    const { merchantId } = requireSecretKey(ctx.principal);
+    const onramp = await ctx.services.onramps.revokeClientSecret(ctx.em, merchantId, onrampId);
+    return OnrampNode.from(onramp, ctx.services.clock.now());
+  }
 }

@@ -1,5 +1,5 @@
 import { Field, GraphQLISODateTime, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import type { WebhookEndpoint } from '../../../db/entities/webhook-endpoint.entity';
+import type { WebhookEndpointView } from '../../../services/webhook-endpoint.service';
 import type {
   WebhookAttemptView,
   WebhookDeliveryView,
@@ -27,7 +27,7 @@ export class WebhookEndpointType {
   enabled!: boolean;
   @Field(() => GraphQLISODateTime) createdAt!: Date;
 
-  static from(endpoint: WebhookEndpoint): WebhookEndpointType {
+  static from(endpoint: WebhookEndpointView): WebhookEndpointType {
     return Object.assign(new WebhookEndpointType(), {
       url: endpoint.url,
       secret: endpoint.secret,

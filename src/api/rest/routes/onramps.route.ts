@@ -114,4 +114,28 @@ export const onrampRoutes =
         return presentOnramp(onramp, services.clock.now());
       },
     );
+
+    app.post(
+      '/v1/onramp/:id/revoke_client_secret',
+      {
+        schema: {
+          summary: "Revoke an onramp's client secret",
+          description:
+            'From now on the client secret answers 401 and its websockets close (4403). ' +
+            'Revoking again answers the onramp.',
+          tags: ['onramps'],
+          params: IdParams,
+          response: { 200: OnrampResponse, ...errorResponses(403, 404) },
+        },
+      },
+      async (request) => {
+        const { merchantId } = requireSecretKey(request.principal!);
+        const onramp = await services.onramps.revokeClientSecret(
+          request.em,
+          merchantId,
+          request.params.id,
+        );
+        return presentOnramp(onramp, services.clock.now());
+      },
+    );
   };
