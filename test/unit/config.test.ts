@@ -74,7 +74,8 @@ describe('loadConfig', () => {
 
   it('refuses non-public webhook destinations unless WEBHOOK_ALLOW_PRIVATE is exactly true', () => {
     expect(loadConfig({}).WEBHOOK_ALLOW_PRIVATE).toBe(false);
-    expect(loadConfig({ ONRAMP_ENV: 'production' }).WEBHOOK_ALLOW_PRIVATE).toBe(false);
+    const production = { ONRAMP_ENV: 'production', ENCRYPTION_KEY: '00'.repeat(32) };
+    expect(loadConfig(production).WEBHOOK_ALLOW_PRIVATE).toBe(false);
     expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'false' }).WEBHOOK_ALLOW_PRIVATE).toBe(false);
     expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'true' }).WEBHOOK_ALLOW_PRIVATE).toBe(true);
     expect(configError({ WEBHOOK_ALLOW_PRIVATE: 'yes' }).message).toMatch(/WEBHOOK_ALLOW_PRIVATE/);
