@@ -160,6 +160,31 @@ describe('websocket credentials end with the credential (two gateways)', () => {
     expect(keySocket.isClosed()).toBe(false);
   });
 
+  it('POST /v1/onramp/{id}/revoke_client_secret closes its sockets on every gateway with 4403', async () => {
+    const merchant = await createMerchant(databaseUrl, 'Revoking Co');
+    const onramp = await createBalanceOnramp(stack.url, merchant.api_key);
+    const secretSockets = await Promise.all(
+      stack.gateways.map((g) =>
+        subscribed(g.url, { authorization: `Bearer ${onramp.client_secret}` }),
+      ),
+    );
+    const revokedAt = Date.now();
+    const revoked = await request(
+      stack.url,
+      'POST',
+      `/v1/onramp/${onramp.onramp_id}/revoke_client_secret`,
+      { key: merchant.api_key },
+    );
+    expect(revoked.status).toBe(200);
+    for (const close of await Promise.all(secretSockets.map((s) => s.closed))) {
+      expect(close.code).toBe(4403);
+      expect(close.at - revokedAt).toBeLessThan(WITHIN_MS);
+    }
+    // And the secret opens no new socket.
+    const again = socket(stack.url, { authorization: `Bearer ${onramp.client_secret}` });
+    expect((await again.closed).code).toBe(4401);
+  });
+
   it('a revocation whose NOTIFY never came is caught by the periodic re-check', async () => {
     const merchant = await createMerchant(databaseUrl, 'Missed Notice Co');
     const onStack = await subscribed(stack.url, { authorization: `Bearer ${merchant.api_key}` });
