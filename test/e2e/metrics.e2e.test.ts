@@ -156,7 +156,11 @@ describe('metrics of the gateway and the job runner', () => {
         const succeeded = value(scraped, 'onramp_webhook_attempts_total', {
           outcome: 'succeeded',
         });
-        return succeeded >= attemptsBefore + 9 ? scraped : undefined;
+        // The runner's deposit gauge catches up at its own next count too.
+        const settled =
+          value(scraped, 'onramp_deposits', { status: 'SETTLED' }) -
+          value(runnerBefore, 'onramp_deposits', { status: 'SETTLED' });
+        return succeeded >= attemptsBefore + 9 && settled >= 4 ? scraped : undefined;
       }),
     ]);
 

@@ -24,8 +24,10 @@ describe('secrets at rest (real PostgreSQL)', () => {
   const clock = new ManualClock('2026-06-01T09:00:00Z');
   const first = newKey();
   const second = newKey();
+  // The endpoint's host is a documentation name: treat it as public, as a resolver would a
+  // real one (this file is about what is stored, not where webhooks may go).
   const servicesWith = (env: Record<string, string>): Services =>
-    createServices(loadConfig(env), clock);
+    createServices(loadConfig(env), clock, { resolvesToPublicOnly: async () => true });
 
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();
