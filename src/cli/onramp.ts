@@ -1,92 +1,21 @@
 import 'reflect-metadata';
-import { existsSync, readFileSync } from 'node:fs';
-import { userInfo } from 'node:os';
-import { Command, InvalidArgumentError } from 'commander';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { loadConfig, type Config } from '../config';
-import { systemClock } from '../clock';
-import { migrate, openOrm } from '../db/orm';
-import { createServices, environmentOf, type Services } from '../services';
-import { KeyEnvironment } from '../db/entities/api-key.entity';
+import { Command } from 'commander';
+import { environmentOf } from '../services';
+import type { KeyEnvironment } from '../db/entities/api-key.entity';
 import { DomainError } from '../domain/errors';
-import { EMBEDDED_STATE_FILE } from '../embedded/paths';
-import { checkLedger, LEDGER_CHECK_NAMES } from '../services/ledger-check';
 import { presentDeposit } from '../api/rest/deposit.presenter';
-import type { Deposit } from '../db/entities/deposit.entity';
-import { decodeCursor, encodeCursor, parseFirst } from '../domain/pagination';
-import { withSandboxKeyFile } from '../crypto/encryption-keys';
-import { reencryptAll } from '../crypto/reencrypt';
-
-/** Same configuration as the processes; without DATABASE_URL, the database `npm start` runs. */
-function databaseUrlOf(config: Config): string {
-  if (config.DATABASE_URL) return config.DATABASE_URL;
-  if (existsSync(EMBEDDED_STATE_FILE)) {
-    return (JSON.parse(readFileSync(EMBEDDED_STATE_FILE, 'utf8')) as { database_url: string })
-      .database_url;
-  }
-  throw new CliError(
-    'DATABASE_URL is not set and no embedded database is running (start one with `npm start`)',
-  );
-}
-
-class CliError extends Error {}
-
-/** Ends the command with this exit code once its output is printed (no error message). */
-class CliExit extends Error {
-  constructor(readonly exitCode: number) {
-    super(`exit ${exitCode}`);
-  }
-}
-
-async function withServices<T>(fn: (orm: MikroORM, services: Services) => Promise<T>): Promise<T> {
-  // In a sandbox without ENCRYPTION_KEY, the key `npm start` generated: open what it sealed.
-  const config = loadConfig(withSandboxKeyFile(process.env));
-  const orm = await openOrm({ databaseUrl: databaseUrlOf(config), poolMax: 2 });
-  try {
-    return await fn(orm, createServices(config, systemClock));
-  } finally {
-    await orm.close();
-  }
-}
-
-function print(json: boolean, value: Record<string, unknown>, human: string): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
-}
-
-/** Who the audit log records for actions taken here: the operating-system user. */
-function cliActor(): string {
-  let name: string | undefined;
-  try {
-    name = userInfo().username;
-  } catch {
-    name = process.env.USER;
-  }
-  return `cli:${name || 'unknown'}`;
-}
-
-function parseLimit(value: string): number {
-  const n = Number(value);
-  try {
-    return parseFirst(n);
-  } catch {
-    throw new InvalidArgumentError('must be an integer from 1 to 100');
-  }
-}
-
-function depositLine(d: Deposit): string {
-  const reason = d.flagReason ?? d.failureReason ?? '';
-  return `${d.id}  ${d.merchantId}  ${d.status}  ${d.amountNgn} NGN  ${d.createdAt.toISOString()}  ${reason}`;
-}
-
-function parseEnvironment(value: string): KeyEnvironment {
-  if (value === 'sandbox' || value === 'production') return value as KeyEnvironment;
-  throw new InvalidArgumentError('must be sandbox or production');
-}
-
-function parseOnOff(value: string): boolean {
-  if (value === 'on' || value === 'off') return value === 'on';
-  throw new InvalidArgumentError('must be on or off');
-}
+import { decodeCursor, encodeCursor } from '../domain/pagination';
+import {
+  CliError,
+  CliExit,
+  cliActor,
+  depositLine,
+  parseEnvironment,
+  parseLimit,
+  print,
+  withServices,
+} from './cli-support';
+import { addSystemCommands } from './system-commands';
 
 export function buildCli(): Command {
   const program = new Command('onramp').description(
@@ -284,170 +213,7 @@ export function buildCli(): Command {
       }),
     );
 
-  program
-    .command('sandbox')
-    .description('Sandbox fault switches for the whole deployment (operator only)')
-    .command('rate-source-down')
-    .description(
-      'Take the rate source down for every merchant (on: no new rates; quotes answer rate_unavailable once the last ones expire) or bring it back (off)',
-    )
-    .argument('<state>', 'on or off', parseOnOff)
-    .option('--json', 'print JSON')
-    .action(async (down: boolean, opts: { json?: boolean }) =>
-      withServices(async (orm, services) => {
-        if (services.config.ONRAMP_ENV !== 'sandbox') {
-          throw new CliError('sandbox switches are not available in production');
-        }
-        const now = await services.sandbox.setDeploymentRateSourceDown(orm.em, cliActor(), down);
-        print(
-          !!opts.json,
-          { rate_source_down: now },
-          `Rate source is ${now ? 'down for every merchant' : 'up'}.`,
-        );
-      }),
-    );
-
-  const operators = program
-    .command('operators')
-    .description('Operator tokens for the admin GraphQL endpoint (/admin/graphql)');
-  operators
-    .command('issue')
-    .description('Issue a token for one person; shown once')
-    .requiredOption('--name <name>', 'who will use it (recorded in the audit log)')
-    .option('--json', 'print JSON')
-    .action(async (opts: { name: string; json?: boolean }) =>
-      withServices(async (orm, services) => {
-        const issued = await services.operator.issueOperatorToken(orm.em, cliActor(), opts.name);
-        print(
-          !!opts.json,
-          { token_id: issued.tokenId, name: issued.name, token: issued.token },
-          `Operator token ${issued.tokenId} for ${issued.name}.\nToken (shown once): ${issued.token}`,
-        );
-      }),
-    );
-  operators
-    .command('revoke')
-    .description('Revoke an operator token')
-    .argument('<tokenId>', 'token id (opt_...)')
-    .option('--json', 'print JSON')
-    .action(async (tokenId: string, opts: { json?: boolean }) =>
-      withServices(async (orm, services) => {
-        const revoked = await services.operator.revokeOperatorToken(orm.em, cliActor(), tokenId);
-        print(
-          !!opts.json,
-          { token_id: tokenId, name: revoked.name, revoked_at: revoked.revokedAt.toISOString() },
-          `Operator token ${tokenId} (${revoked.name}) revoked.`,
-        );
-      }),
-    );
-
-  program
-    .command('treasury')
-    .description(
-      'What the operator holds: NGN in clearing (service-owned) and in suspense/returns (excluded: FLAGGED, FAILED), USD owed to merchants and on-chain, every operator account, deposits by status, hot-wallet balances per chain and asset',
-    )
-    .action(async () =>
-      withServices(async (orm, services) => {
-        const report = await services.treasury.report(orm.em.fork());
-        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-      }),
-    );
-
-  program
-    .command('audit')
-    .description('The audit log of operator actions, newest first')
-    .option('--target <id>', 'only actions on this merchant, deposit, key, event or token')
-    .option('--limit <n>', 'how many (1-100, default 20)', parseLimit)
-    .option('--json', 'print JSON')
-    .action(async (opts: { target?: string; limit?: number; json?: boolean }) =>
-      withServices(async (orm, services) => {
-        const { entries } = await services.auditLog.list(orm.em.fork(), {
-          targetId: opts.target ?? null,
-          limit: opts.limit ?? 20,
-        });
-        print(
-          !!opts.json,
-          {
-            entries: entries.map((e) => ({
-              id: e.id,
-              actor: e.actor,
-              action: e.action,
-              target_type: e.targetType,
-              target_id: e.targetId,
-              before: e.before,
-              after: e.after,
-              created_at: e.createdAt.toISOString(),
-            })),
-          },
-          entries.length === 0
-            ? 'No audit entries.'
-            : entries
-                .map(
-                  (e) =>
-                    `${e.createdAt.toISOString()}  ${e.actor}  ${e.action}  ${e.targetId}  ${JSON.stringify(e.before)} -> ${JSON.stringify(e.after)}`,
-                )
-                .join('\n'),
-        );
-      }),
-    );
-
-  program
-    .command('db')
-    .description('Database maintenance')
-    .command('migrate')
-    .description('Apply pending migrations')
-    .action(async () =>
-      withServices(async (orm) => {
-        await migrate(orm);
-        process.stdout.write('Migrations applied.\n');
-      }),
-    );
-
-  program
-    .command('secrets')
-    .description('Secrets stored at rest (webhook secrets, idempotent responses)')
-    .command('reencrypt')
-    .description(
-      'Seal every stored secret under the current ENCRYPTION_KEY (after a rotation, keep the old key in ENCRYPTION_KEY_PREVIOUS until this has run)',
-    )
-    .option('--json', 'print JSON')
-    .action(async (opts: { json?: boolean }) =>
-      withServices(async (orm, services) => {
-        const report = await reencryptAll(
-          orm.em.fork(),
-          services.encryption.box,
-          services.webhookEndpoints,
-        );
-        print(
-          !!opts.json,
-          { ...report },
-          `Sealed under key ${report.key_id}: ${report.webhook_endpoints} webhook endpoint(s), ` +
-            `${report.idempotency_responses} idempotent response(s) rewritten.`,
-        );
-      }),
-    );
-
-  program
-    .command('ledger')
-    .description('Ledger reconciliation')
-    .command('check')
-    .description(
-      'Check the ledger against deposits, balances, daily volumes and events; prints a JSON report, exits 1 on any violation',
-    )
-    .action(async () =>
-      withServices(async (orm) => {
-        const connection = orm.em.getConnection();
-        const violations = await checkLedger((sql, params) => connection.execute(sql, params));
-        const report = {
-          ok: violations.length === 0,
-          checked: LEDGER_CHECK_NAMES,
-          violations,
-        };
-        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-        if (!report.ok) throw new CliExit(1);
-      }),
-    );
-
+  addSystemCommands(program);
   return program;
 }
 

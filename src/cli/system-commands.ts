@@ -1,0 +1,183 @@
+import type { Command } from 'commander';
+import { migrate } from '../db/orm';
+import { checkLedger, LEDGER_CHECK_NAMES } from '../services/ledger-check';
+import { reencryptAll } from '../crypto/reencrypt';
+import {
+  CliError,
+  CliExit,
+  cliActor,
+  parseLimit,
+  parseOnOff,
+  print,
+  withServices,
+} from './cli-support';
+
+/**
+ * The operator's deployment-wide commands: sandbox switches, operator tokens, treasury, audit
+ * log, migrations, secrets at rest and the ledger check.
+ */
+export function addSystemCommands(program: Command): void {
+  program
+    .command('sandbox')
+    .description('Sandbox fault switches for the whole deployment (operator only)')
+    .command('rate-source-down')
+    .description(
+      'Take the rate source down for every merchant (on: no new rates; quotes answer rate_unavailable once the last ones expire) or bring it back (off)',
+    )
+    .argument('<state>', 'on or off', parseOnOff)
+    .option('--json', 'print JSON')
+    .action(async (down: boolean, opts: { json?: boolean }) =>
+      withServices(async (orm, services) => {
+        if (services.config.ONRAMP_ENV !== 'sandbox') {
+          throw new CliError('sandbox switches are not available in production');
+        }
+        const now = await services.sandbox.setDeploymentRateSourceDown(orm.em, cliActor(), down);
+        print(
+          !!opts.json,
+          { rate_source_down: now },
+          `Rate source is ${now ? 'down for every merchant' : 'up'}.`,
+        );
+      }),
+    );
+
+  const operators = program
+    .command('operators')
+    .description('Operator tokens for the admin GraphQL endpoint (/admin/graphql)');
+  operators
+    .command('issue')
+    .description('Issue a token for one person; shown once')
+    .requiredOption('--name <name>', 'who will use it (recorded in the audit log)')
+    .option('--json', 'print JSON')
+    .action(async (opts: { name: string; json?: boolean }) =>
+      withServices(async (orm, services) => {
+        const issued = await services.operator.issueOperatorToken(orm.em, cliActor(), opts.name);
+        print(
+          !!opts.json,
+          { token_id: issued.tokenId, name: issued.name, token: issued.token },
+          `Operator token ${issued.tokenId} for ${issued.name}.\nToken (shown once): ${issued.token}`,
+        );
+      }),
+    );
+  operators
+    .command('revoke')
+    .description('Revoke an operator token')
+    .argument('<tokenId>', 'token id (opt_...)')
+    .option('--json', 'print JSON')
+    .action(async (tokenId: string, opts: { json?: boolean }) =>
+      withServices(async (orm, services) => {
+        const revoked = await services.operator.revokeOperatorToken(orm.em, cliActor(), tokenId);
+        print(
+          !!opts.json,
+          { token_id: tokenId, name: revoked.name, revoked_at: revoked.revokedAt.toISOString() },
+          `Operator token ${tokenId} (${revoked.name}) revoked.`,
+        );
+      }),
+    );
+
+  program
+    .command('treasury')
+    .description(
+      'What the operator holds: NGN in clearing (service-owned) and in suspense/returns (excluded: FLAGGED, FAILED), USD owed to merchants and on-chain, every operator account, deposits by status, hot-wallet balances per chain and asset',
+    )
+    .action(async () =>
+      withServices(async (orm, services) => {
+        const report = await services.treasury.report(orm.em.fork());
+        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      }),
+    );
+
+  program
+    .command('audit')
+    .description('The audit log of operator actions, newest first')
+    .option('--target <id>', 'only actions on this merchant, deposit, key, event or token')
+    .option('--limit <n>', 'how many (1-100, default 20)', parseLimit)
+    .option('--json', 'print JSON')
+    .action(async (opts: { target?: string; limit?: number; json?: boolean }) =>
+      withServices(async (orm, services) => {
+        const { entries } = await services.auditLog.list(orm.em.fork(), {
+          targetId: opts.target ?? null,
+          limit: opts.limit ?? 20,
+        });
+        print(
+          !!opts.json,
+          {
+            entries: entries.map((e) => ({
+              id: e.id,
+              actor: e.actor,
+              action: e.action,
+              target_type: e.targetType,
+              target_id: e.targetId,
+              before: e.before,
+              after: e.after,
+              created_at: e.createdAt.toISOString(),
+            })),
+          },
+          entries.length === 0
+            ? 'No audit entries.'
+            : entries
+                .map(
+                  (e) =>
+                    `${e.createdAt.toISOString()}  ${e.actor}  ${e.action}  ${e.targetId}  ${JSON.stringify(e.before)} -> ${JSON.stringify(e.after)}`,
+                )
+                .join('\n'),
+        );
+      }),
+    );
+
+  program
+    .command('db')
+    .description('Database maintenance')
+    .command('migrate')
+    .description('Apply pending migrations')
+    .action(async () =>
+      withServices(async (orm) => {
+        await migrate(orm);
+        process.stdout.write('Migrations applied.\n');
+      }),
+    );
+
+  program
+    .command('secrets')
+    .description('Secrets stored at rest (webhook secrets, idempotent responses)')
+    .command('reencrypt')
+    .description(
+      'Seal every stored secret under the current ENCRYPTION_KEY (after a rotation, keep the old key in ENCRYPTION_KEY_PREVIOUS until this has run)',
+    )
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) =>
+      withServices(async (orm, services) => {
+        const report = await reencryptAll(
+          orm.em.fork(),
+          services.encryption.box,
+          services.webhookEndpoints,
+        );
+        print(
+          !!opts.json,
+          { ...report },
+          `Sealed under key ${report.key_id}: ${report.webhook_endpoints} webhook endpoint(s), ` +
+            `${report.idempotency_responses} idempotent response(s) rewritten.`,
+        );
+      }),
+    );
+
+  program
+    .command('ledger')
+    .description('Ledger reconciliation')
+    .command('check')
+    .description(
+      'Check the ledger against deposits, balances, daily volumes and events; prints a JSON report, exits 1 on any violation',
+    )
+    .action(async () =>
+      withServices(async (orm) => {
+        const connection = orm.em.getConnection();
+        const violations = await checkLedger((sql, params) => connection.execute(sql, params));
+        const report = {
+          ok: violations.length === 0,
+          checked: LEDGER_CHECK_NAMES,
+          violations,
+        };
+        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        if (!report.ok) throw new CliExit(1);
+      }),
+    );
+}
