@@ -53,6 +53,7 @@ describe(`HTTP fuzz (seed ${FUZZ_SEED})`, () => {
     stats.count(sent.transport);
     try {
       const answer = await send(world.stack.url, sent);
+      stats.saw(`${sent.transport} ${answer.status}`);
       const graphqlPath = GRAPHQL_PATHS.has(sent.path.split('?')[0]);
       const secrets = sent.credential === 'bank' ? [] : secretsFor(sent);
       return { sent, answer, violations: checkHttpAnswer(sent, answer, secrets, graphqlPath) };
@@ -77,7 +78,7 @@ describe(`HTTP fuzz (seed ${FUZZ_SEED})`, () => {
           stats,
         );
       }),
-      runParameters(500),
+      runParameters(650),
     );
   });
 
@@ -90,6 +91,7 @@ describe(`HTTP fuzz (seed ${FUZZ_SEED})`, () => {
             stats.count(sent.transport);
             const { data } = await sendRaw(port, sent.body as Buffer);
             const answer = parseFirstResponse(data);
+            stats.saw(`raw ${answer?.status ?? 'no answer'}`);
             return {
               sent,
               answer,
@@ -99,7 +101,7 @@ describe(`HTTP fuzz (seed ${FUZZ_SEED})`, () => {
         );
         assertClean(outcomes, stats);
       }),
-      runParameters(40),
+      runParameters(60),
     );
   });
 

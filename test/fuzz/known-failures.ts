@@ -93,6 +93,14 @@ export const KNOWN_FAILURES: KnownFailure[] = [
     matches: (sent, answer, violation) =>
       violation.rule === '5xx' && answer?.status === 500 && nestingDepth(sent.body) >= 1000,
   },
+  {
+    id: 'ws-runs-queries-and-mutations',
+    area: 'websocket (subscriptions only)',
+    description:
+      'A query or mutation subscribed over graphql-ws executes and answers data, outside the HTTP limits, idempotency and rate limit',
+    matches: (sent, _answer, violation) =>
+      sent.transport === 'ws' && violation.rule === 'ws-not-subscription',
+  },
 ];
 
 export function knownFailureOf(

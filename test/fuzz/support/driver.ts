@@ -80,6 +80,12 @@ function sendOnce(baseUrl: string, sent: SentRequest, via: http.Agent | false): 
 export class FuzzStats {
   readonly sent = new Map<string, number>();
   readonly known = new Map<string, number>();
+  /** What the transports answered (statuses, close codes), to show what the run exercised. */
+  readonly answers = new Map<string, number>();
+
+  saw(what: string): void {
+    this.answers.set(what, (this.answers.get(what) ?? 0) + 1);
+  }
   clientRefused = 0;
   /** FUZZ_SURVEY=true: violations collected (first example of each kind), never thrown. */
   readonly survey = new Map<string, { count: number; example: string }>();
@@ -100,7 +106,11 @@ export class FuzzStats {
     const survey = [...this.survey].map(
       ([kind, { count, example }]) => `\n  ${count}x ${kind}\n    e.g. ${example}`,
     );
-    return `${title}: ${this.total()} requests in ${seconds} s (${per}); seed ${FUZZ_SEED}; client-refused ${this.clientRefused}; known failures hit: ${known}${survey.join('')}`;
+    const answers = [...this.answers]
+      .sort((x, y) => y[1] - x[1])
+      .map(([what, n]) => `${what}=${n}`)
+      .join(' ');
+    return `${title}: ${this.total()} requests in ${seconds} s (${per}); seed ${FUZZ_SEED}; client-refused ${this.clientRefused}; known failures hit: ${known}; answers: ${answers}${survey.join('')}`;
   }
 }
 

@@ -3,6 +3,12 @@ import { ErrorCode, httpStatusOf } from '../../../src/domain/errors';
 const REST_CODES = new Set<string>(Object.values(ErrorCode));
 const GRAPHQL_CODES = new Set<string>(Object.values(ErrorCode).map((c) => c.toUpperCase()));
 
+/**
+ * No answer may take this long, even with 16 requests in flight on a loaded 2-core machine:
+ * a request that does is one that slows the others.
+ */
+export const SLOW_ANSWER_MS = 5_000;
+
 /** What a fuzzer sent, as far as the oracle needs it (for messages and the echo rule). */
 export interface SentRequest {
   transport: string;
@@ -80,7 +86,10 @@ export function graphqlShapeViolation(text: string): string | undefined {
 export function leakedSecrets(secrets: string[], sent: SentRequest, answer: string): string[] {
   const shown = answer.toLowerCase();
   const asked = requestText(sent);
-  return secrets.filter((s) => shown.includes(s.toLowerCase()) && !asked.includes(s.toLowerCase()));
+  // Whole tokens only: account numbers are ten digits, and "1.0000000028" in /metrics is not one.
+  const token = (s: string) =>
+    new RegExp(`(?<![\\w.])${s.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?!\\w)`);
+  return secrets.filter((s) => token(s).test(shown) && !asked.includes(s.toLowerCase()));
 }
 
 function requestText(sent: SentRequest): string {
@@ -111,6 +120,9 @@ export function checkHttpAnswer(
   const violations: Violation[] = [];
   if (answer.status >= 500)
     violations.push({ rule: '5xx', detail: `${answer.status} ${answer.text.slice(0, 300)}` });
+  if (answer.ms > SLOW_ANSWER_MS) {
+    violations.push({ rule: 'slow', detail: `${answer.ms} ms (${answer.status})` });
+  }
   if (!answer.headers['x-request-id']) violations.push({ rule: 'x-request-id', detail: 'missing' });
   if (answer.status >= 400 && sent.method !== 'HEAD') {
     const shape = graphqlPath

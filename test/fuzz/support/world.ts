@@ -47,6 +47,9 @@ export const FUZZ_ENV: Record<string, string> = {
   // The webhook endpoints point at a closed loopback port (deliveries fail and are retried).
   WEBHOOK_ALLOW_PRIVATE: 'true',
   DB_POOL_MAX: '10',
+  // Once ready, the processes' output is drained unread: parsing ten thousand request log
+  // lines would cost the test process more than the fuzzing itself.
+  KEEP_LOGS: 'false',
   ONRAMP_DAILY_LIMIT: '1000000',
 };
 
@@ -129,8 +132,10 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
   const databaseUrl = await createTestDatabase();
   const stack = await startStack(databaseUrl, { env: FUZZ_ENV });
   try {
-    const a = await populate(stack, databaseUrl, 'Alpha Fuzz Stores');
-    const b = await populate(stack, databaseUrl, `Bravo Hidden ${randomBytes(4).toString('hex')}`);
+    const [a, b] = await Promise.all([
+      populate(stack, databaseUrl, 'Alpha Fuzz Stores'),
+      populate(stack, databaseUrl, `Bravo Hidden ${randomBytes(4).toString('hex')}`),
+    ]);
     const issue = async (env: string) =>
       (await onrampCli(databaseUrl, [
         'keys',
