@@ -108,5 +108,7 @@ export function knownFailureOf(
   answer: Answer | undefined,
   violation: Violation,
 ): KnownFailure | undefined {
+  // FUZZ_IGNORE_KNOWN=true: every entry off, to see which fixes have landed (and to shrink one).
+  if (process.env.FUZZ_IGNORE_KNOWN === 'true') return undefined;
   return KNOWN_FAILURES.find((known) => known.matches(sent, answer, violation));
 }
