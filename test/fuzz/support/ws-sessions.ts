@@ -255,7 +255,7 @@ export function describeSession(session: WsSession): SentRequest {
     path: '/graphql',
     headers: {},
     body: session.frames
-      .map((f) => (typeof f === 'string' ? f.slice(0, 300) : `<binary ${f.length}>`))
+      .map((f) => (typeof f === 'string' ? f.slice(0, 100_000) : `<binary ${f.length}>`))
       .join(' | '),
     credential: session.credential.label,
   };
