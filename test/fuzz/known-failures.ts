@@ -113,15 +113,16 @@ export const KNOWN_FAILURES: KnownFailure[] = [
       /"id":"x{300}"/.test(sent.body?.toString() ?? ''),
   },
   {
-    id: 'ws-deep-document-stack-overflow',
-    area: 'GraphQL limits (parser token/depth limit) on the websocket',
+    id: 'graphql-deep-document-stack-overflow',
+    area: 'GraphQL limits (parser token/depth limit), HTTP and websocket',
     description:
-      'A subscribe whose document nests a field thousands deep ({ merchant { merchant ...) closes the socket 4500 "Maximum call stack size exceeded"',
-    matches: (sent, _answer, violation) =>
-      sent.transport === 'ws' &&
-      violation.rule === 'ws-close' &&
-      violation.detail === 'closed 4500 Maximum call stack size exceeded' &&
-      /(\{ merchant ){1000}/.test(sent.body?.toString() ?? ''),
+      'A document nesting a field thousands deep ({ merchant { merchant ...) overflows the stack: POST /graphql answers 500 INTERNAL_ERROR, and a socket is closed 4500 "Maximum call stack size exceeded"',
+    matches: (sent, answer, violation) =>
+      /(\{ merchant ){1000}/.test(sent.body?.toString() ?? '') &&
+      ((sent.transport === 'graphql' && violation.rule === '5xx' && answer?.status === 500) ||
+        (sent.transport === 'ws' &&
+          violation.rule === 'ws-close' &&
+          violation.detail === 'closed 4500 Maximum call stack size exceeded')),
   },
 ];
 
