@@ -1,0 +1,124 @@
+// Seeded property-based fuzzing of everything that arrives over HTTP: every REST route (from
+// the OpenAPI document, plus the hidden ones), raw bytes before routing, and the bank's
+// notifications. Replay a failure with the FUZZ_SEED (and FUZZ_PATH) fast-check prints.
+import fc from 'fast-check';
+import { request } from '../support/http';
+import { bankRequest } from './support/bank-requests';
+import {
+  assertClean,
+  batchOf,
+  closeAgent,
+  FUZZ_SEED,
+  FuzzStats,
+  runParameters,
+  send,
+  type Outcome,
+} from './support/driver';
+import { checkHttpAnswer, type SentRequest } from './support/oracle';
+import { checkRawAnswer, parseFirstResponse, rawRequest, sendRaw } from './support/raw-http';
+import { operationsOf, restRequest } from './support/rest-requests';
+import { assertStillServing } from './support/after-run';
+import { secretsOf, startFuzzWorld, type FuzzWorld } from './support/world';
+
+jest.setTimeout(300_000);
+
+const GRAPHQL_PATHS = new Set(['/graphql', '/admin/graphql']);
+
+describe(`HTTP fuzz (seed ${FUZZ_SEED})`, () => {
+  let world: FuzzWorld;
+  let secretsOfB: string[];
+  let secretsOfBoth: string[];
+  const stats = new FuzzStats();
+
+  beforeAll(async () => {
+    world = await startFuzzWorld();
+    secretsOfB = secretsOf(world.b);
+    secretsOfBoth = [...secretsOfB, ...secretsOf(world.a)];
+  });
+  afterAll(async () => {
+    closeAgent();
+    console.log(stats.report('HTTP fuzz'));
+    await world?.stack.stop();
+  });
+
+  /** A's own credentials may see A's data; nothing else may see either merchant's. */
+  const secretsFor = (sent: SentRequest) =>
+    sent.credential === 'A key' ||
+    sent.credential === 'A client secret' ||
+    sent.credential === 'bank'
+      ? secretsOfB
+      : secretsOfBoth;
+
+  async function exchange(sent: SentRequest): Promise<Outcome | undefined> {
+    stats.count(sent.transport);
+    try {
+      const answer = await send(world.stack.url, sent);
+      stats.saw(`${sent.transport} ${answer.status}`);
+      const graphqlPath = GRAPHQL_PATHS.has(sent.path.split('?')[0]);
+      const secrets = sent.credential === 'bank' ? [] : secretsFor(sent);
+      return { sent, answer, violations: checkHttpAnswer(sent, answer, secrets, graphqlPath) };
+    } catch (error) {
+      if ((error as { clientSide?: boolean }).clientSide) {
+        stats.clientRefused += 1;
+        return undefined;
+      }
+      return { sent, violations: [{ rule: 'no-answer', detail: String(error) }] };
+    }
+  }
+
+  it('every REST route, with hostile paths, queries, bodies, headers and credentials', async () => {
+    const openapi = await request(world.stack.url, 'GET', '/v1/openapi.json');
+    const operations = operationsOf(openapi.body);
+    expect(operations.length).toBeGreaterThan(15);
+    await fc.assert(
+      fc.asyncProperty(batchOf(restRequest(operations, world)), async (batch) => {
+        const outcomes = await Promise.all(batch.map(exchange));
+        assertClean(
+          outcomes.filter((o): o is Outcome => o !== undefined),
+          stats,
+        );
+      }),
+      runParameters(650),
+    );
+  });
+
+  it('raw bytes before routing: malformed request lines, headers, framing', async () => {
+    const port = Number(new URL(world.stack.url).port);
+    await fc.assert(
+      fc.asyncProperty(batchOf(rawRequest(world, port)), async (batch) => {
+        const outcomes = await Promise.all(
+          batch.map(async (sent) => {
+            stats.count(sent.transport);
+            const { data } = await sendRaw(port, sent.body as Buffer);
+            const answer = parseFirstResponse(data);
+            stats.saw(`raw ${answer?.status ?? 'no answer'}`);
+            return {
+              sent,
+              answer,
+              violations: checkRawAnswer(answer, GRAPHQL_PATHS.has(sent.path)),
+            };
+          }),
+        );
+        assertClean(outcomes, stats);
+      }),
+      runParameters(60),
+    );
+  });
+
+  it('bank notifications: bad signatures, and good signatures over hostile bodies', async () => {
+    await fc.assert(
+      fc.asyncProperty(batchOf(bankRequest(world)), async (batch) => {
+        const outcomes = await Promise.all(batch.map(exchange));
+        assertClean(
+          outcomes.filter((o): o is Outcome => o !== undefined),
+          stats,
+        );
+      }),
+      runParameters(100),
+    );
+  });
+
+  it('still serves, quickly, with no half-written records', async () => {
+    await assertStillServing(world);
+  });
+});
