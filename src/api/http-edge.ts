@@ -77,24 +77,39 @@ function frameworkError(error: FastifyError, request: FastifyRequest, reply: Fas
   return reply.code(400).send(errorBody(ErrorCode.InvalidParameter, 'Invalid request'));
 }
 
+/** The request line of bytes Node refused, as far as it can be read: method and path. */
+function requestLineOf(error: { rawPacket?: unknown }) {
+  // Node hands the bytes it refused as a Buffer (Fastify's type describes its JSON form).
+  const raw = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.subarray(0, 2048) : undefined;
+  const line = /^(\S*)[ \t]+(\S*)/.exec(raw?.toString('latin1') ?? '');
+  return { method: line?.[1] ?? '', path: line?.[2] ?? '' };
+}
+
 /**
  * A request Node's HTTP parser cannot read (bad request line, headers too large): no Fastify
- * request exists, so the answer is written on the socket, still in the error shape.
+ * request exists, so the answer is written on the socket, still in the error shape (GraphQL's
+ * for /graphql, no body for HEAD). Always 400: the contract's `invalid_parameter` is 400.
  */
-function clientError(error: NodeJS.ErrnoException, socket: Socket): void {
+function clientError(error: { code?: string; rawPacket?: unknown }, socket: Socket): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const body = JSON.stringify(
-    errorBody(
-      ErrorCode.InvalidParameter,
-      tooLarge ? 'Request headers are too large' : 'Malformed HTTP request',
-    ),
-  );
+  const message =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 'Request headers are too large'
+      : 'Malformed HTTP request';
+  const { method, path } = requestLineOf(error);
+  const body =
+    method === 'HEAD'
+      ? ''
+      : JSON.stringify(
+          /^\/(admin\/)?graphql(\?|$)/.test(path)
+            ? graphqlErrorBody(ErrorCode.InvalidParameter, message)
+            : errorBody(ErrorCode.InvalidParameter, message),
+        );
   socket.end(
-    `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+    'HTTP/1.1 400 Bad Request\r\n' +
       'connection: close\r\ncontent-type: application/json\r\n' +
       `x-request-id: req_${randomUlid()}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n` +
       body,

@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server } from 'node:http';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { getOperationAST, GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -18,6 +18,7 @@ import { SharedSubscriptionExecution } from './subscriptions/shared-execution';
 import { randomUlid } from '../domain/ids';
 import { SocketRegistry, WS_CLOSE, type OpenSocket } from './ws-sockets';
 import { CredentialWatch } from './ws-credentials';
+import { boundCloseReasons, CLOSE_GRACE_MS, closeThenTerminate } from './ws-close';
 
 type ConnectionExtra = Record<PropertyKey, unknown> & {
   principal?: Principal;
@@ -27,18 +28,6 @@ type ConnectionExtra = Record<PropertyKey, unknown> & {
 
 /** Server pings every socket this often; one that has not answered by the next ping is dropped. */
 export const KEEP_ALIVE_MS = 30_000;
-/** How long a socket we close may take to answer the close frame before it is cut. */
-const CLOSE_GRACE_MS = 2_000;
-
-/**
- * Closes with a code the client can read, then cuts the connection if it does not answer: a
- * client that stopped reading never sees the close frame, and ws would wait 30 s for it.
- */
-function closeThenTerminate(socket: WebSocket, code: number, reason: string): void {
-  if (socket.readyState === socket.CLOSED) return;
-  socket.close(code, reason.slice(0, 120));
-  setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
-}
 
 /**
  * An operation's `error` message: the domain error inside decides its shape (in `onError`),
@@ -79,6 +68,8 @@ export function attachGraphQLWebSocket(options: {
     path: '/graphql',
     maxPayload: 64 * 1024,
   });
+  // Before graphql-ws's own listener, so it only ever sees the bounded close.
+  wss.on('connection', boundCloseReasons);
   const format = formatGraphQLError(options.log);
   const { config, clock } = options.services;
   const sockets = new SocketRegistry(

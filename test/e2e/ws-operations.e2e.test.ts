@@ -1,3 +1,4 @@
+import WebSocket from 'ws';
 import { createTestDatabase } from '../support/db';
 import { createMerchant, eventually, startStack, type Stack } from '../support/stack';
 import { request } from '../support/http';
@@ -108,6 +109,36 @@ describe('websocket: subscriptions only, capped per credential', () => {
       body: { amount: '5', asset: 'USDC', chain: 'BASE', destination_address: randomAddress() },
     });
     expect(http.status).toBe(202);
+  });
+
+  it('a repeated long subscription id closes 4409 with a cut reason, never 4500', async () => {
+    const merchant = await createMerchant(databaseUrl, 'Long Id Co');
+    const socket = new WebSocket(
+      `${stack.url.replace(/^http/, 'ws')}/graphql`,
+      'graphql-transport-ws',
+    );
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
+    await new Promise((resolve) => socket.on('open', resolve));
+    socket.send(
+      JSON.stringify({
+        type: 'connection_init',
+        payload: { authorization: `Bearer ${merchant.api_key}` },
+      }),
+    );
+    await new Promise((resolve) => socket.once('message', resolve));
+    const subscribe = {
+      id: 'x'.repeat(300),
+      type: 'subscribe',
+      payload: { query: 'subscription { depositUpdated { depositId } }' },
+    };
+    socket.send(JSON.stringify(subscribe));
+    socket.send(JSON.stringify(subscribe));
+    const { code, reason } = await closed;
+    expect(code).toBe(4409);
+    expect(reason).toMatch(/^Subscriber for x+$/);
+    expect(Buffer.byteLength(reason)).toBeLessThanOrEqual(123);
   });
 
   it('a socket past the per-key cap is closed with 4429 and a clear reason; a freed place is reusable', async () => {
