@@ -43,3 +43,26 @@ export function refuseNulCharacters(request: {
     pathOfNul(request.params, '');
   if (path) throw invalidParameter(path, 'must not contain NUL characters');
 }
+
+/**
+ * The same refusal for values that did not come through a JSON body (GraphQL variables over
+ * the websocket or in a GET query string): a NUL anywhere, or nesting deeper than `maxDepth`,
+ * found without recursion (the value may nest as deep as its message allows).
+ */
+export function hostileVariables(value: unknown, maxDepth = 32): string | null {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) return 'Variables must not contain NUL characters';
+      continue;
+    }
+    if (item === null || typeof item !== 'object') continue;
+    if (depth >= maxDepth) return `Variables nest deeper than ${maxDepth} levels`;
+    for (const [key, child] of Object.entries(item)) {
+      if (key.includes('\u0000')) return 'Variables must not contain NUL characters';
+      stack.push([child, depth + 1]);
+    }
+  }
+  return null;
+}

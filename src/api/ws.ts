@@ -18,6 +18,7 @@ import { SharedSubscriptionExecution } from './subscriptions/shared-execution';
 import { randomUlid } from '../domain/ids';
 import { SocketRegistry, WS_CLOSE, type OpenSocket } from './ws-sockets';
 import { CredentialWatch } from './ws-credentials';
+import { hostileVariables } from './nul-characters';
 import { boundCloseReasons, CLOSE_GRACE_MS, closeThenTerminate } from './ws-close';
 
 type ConnectionExtra = Record<PropertyKey, unknown> & {
@@ -194,6 +195,8 @@ export function attachGraphQLWebSocket(options: {
         if (operation !== undefined && operation !== 'subscription') {
           return [subscriptionsOnly(operation)];
         }
+        const hostile = hostileVariables(payload.variables ?? null);
+        if (hostile) return [refusal(ErrorCode.InvalidParameter, hostile)];
         const refused = ctx.extra.open && sockets.refuseSubscription(ctx.extra.open);
         if (refused) {
           return [refusal(ErrorCode.RateLimited, refused)];

@@ -139,6 +139,27 @@ describe('GraphQL limits through the gateway (sandbox)', () => {
     expect(Math.max(...readLatencies)).toBeLessThan(1_000);
   });
 
+  it('refuses NUL in string literals and in GET variables as INVALID_PARAMETER, not an internal error', async () => {
+    const literal = await postDocument(
+      stack.url,
+      readerKey,
+      '{ withdrawal(id: "\\u0000") { withdrawalId } }',
+    );
+    expect(literal.status).toBe(400);
+    expect(literal.body.errors?.[0]).toMatchObject({
+      message: expect.stringMatching(/NUL/),
+      extensions: { code: 'INVALID_PARAMETER' },
+    });
+    const query = encodeURIComponent('query ($id: ID!) { deposit(id: $id) { depositId } }');
+    const variables = encodeURIComponent(JSON.stringify({ id: 'dep_\u0000' }));
+    const get = await fetch(`${stack.url}/graphql?query=${query}&variables=${variables}`, {
+      headers: { authorization: `Bearer ${readerKey}`, 'apollo-require-preflight': 'true' },
+    });
+    const body = (await get.json()) as { errors?: Array<{ extensions?: { code?: string } }> };
+    expect(get.status).toBe(400);
+    expect(body.errors?.[0]?.extensions?.code).toBe('INVALID_PARAMETER');
+  });
+
   it('answers the standard introspection query', async () => {
     const response = await postDocument(stack.url, readerKey, getIntrospectionQuery());
     expect(response.status).toBe(200);

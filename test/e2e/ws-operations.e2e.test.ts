@@ -141,6 +141,24 @@ describe('websocket: subscriptions only, capped per credential', () => {
     expect(Buffer.byteLength(reason)).toBeLessThanOrEqual(123);
   });
 
+  it('refuses broken documents and hostile variables as INVALID_PARAMETER, not an internal error', async () => {
+    const { api_key: key } = await createMerchant(databaseUrl, 'Typo Co');
+    const s = socket(key);
+    await s.connected;
+    const operations = [
+      s.run('subscription { depositUpdated {'),
+      s.run('subscription { depositUpdated { noSuchField } }'),
+      s.run('subscription ($id: ID) { depositUpdated(depositId: $id) { depositId } }', {
+        id: 'dep_\u0000',
+      }),
+    ];
+    await eventually(async () => (operations.every((o) => o.errors.length > 0) ? true : undefined));
+    for (const operation of operations) {
+      expect(operation.errors[0].extensions?.code).toBe('INVALID_PARAMETER');
+    }
+    expect(s.isClosed()).toBe(false);
+  });
+
   it('a socket past the per-key cap is closed with 4429 and a clear reason; a freed place is reusable', async () => {
     const { api_key: key } = await createMerchant(databaseUrl, 'Many Sockets Co');
     const { api_key: otherKey } = await createMerchant(databaseUrl, 'Other Sockets Co');

@@ -1,4 +1,4 @@
-import { pathOfNul, refuseNulCharacters } from '../../src/api/nul-characters';
+import { hostileVariables, pathOfNul, refuseNulCharacters } from '../../src/api/nul-characters';
 
 describe('NUL characters in requests', () => {
   it('finds the first string with a NUL at any depth, with its path', () => {
@@ -21,5 +21,23 @@ describe('NUL characters in requests', () => {
         expect.objectContaining({ code: 'invalid_parameter' }),
       );
     }
+  });
+});
+
+describe('hostileVariables', () => {
+  it('finds a NUL in any string or key, at any depth within the limit', () => {
+    expect(hostileVariables({ id: 'dep_1', list: ['a', { b: 'c' }] })).toBeNull();
+    expect(hostileVariables(null)).toBeNull();
+    expect(hostileVariables({ list: ['a', { b: 'c\u0000' }] })).toMatch(/NUL/);
+    expect(hostileVariables({ 'k\u0000': 1 })).toMatch(/NUL/);
+  });
+
+  it('refuses nesting past the limit without recursing (100,000 levels)', () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 100_000; i += 1) deep = [deep];
+    expect(hostileVariables(deep)).toMatch(/deeper than 32/);
+    let ok: unknown = 'leaf';
+    for (let i = 0; i < 32; i += 1) ok = { a: ok };
+    expect(hostileVariables(ok)).toBeNull();
   });
 });

@@ -7,6 +7,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type { GraphQLContext } from './context';
 import { formatGraphQLError } from './errors';
+import { hostileVariables } from '../nul-characters';
 import { GRAPHQL_PARSE_OPTIONS, gatewayExtraRules, operationLimitError } from './validation-rules';
 
 /** Every GraphQL answer is per caller and live: never cached. */
@@ -25,9 +26,12 @@ const noStore: ApolloServerPlugin = {
 const operationCost: ApolloServerPlugin = {
   requestDidStart: async () => ({
     didResolveOperation: async ({ schema, document, operationName, request }) => {
-      const refusal = operationLimitError(schema, document, operationName, request.variables);
+      // Variables of a GET are not in a JSON body, so the body's NUL check never saw them.
+      const refusal =
+        hostileVariables(request.variables ?? null) ??
+        operationLimitError(schema, document, operationName, request.variables)?.message;
       if (refusal) {
-        throw new GraphQLError(refusal.message, {
+        throw new GraphQLError(refusal, {
           extensions: { code: 'INVALID_PARAMETER', http: { status: 400 } },
         });
       }

@@ -20,6 +20,22 @@ export interface DocumentCacheOptions {
 export type CheckedDocument = { document: DocumentNode } | { errors: readonly GraphQLError[] };
 
 /**
+ * graphql-js leaves parse and validation errors without a code; Apollo gives them these, which
+ * the error formatter maps to INVALID_PARAMETER. Without one they read as unexpected (masked
+ * INTERNAL_ERROR) on the websocket. A code a rule set itself is kept.
+ */
+function coded(error: GraphQLError, code: string): GraphQLError {
+  if (error.extensions.code !== undefined) return error;
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    originalError: error.originalError,
+    extensions: { ...error.extensions, code },
+  });
+}
+
+/**
  * Parse and validation results by query text, for graphql-ws: thousands of dashboards send
  * the same few subscription documents. Only valid documents are kept, and at most
  * `maxEntries` of them, so a client sending endless distinct (or broken) queries cannot grow
@@ -53,11 +69,13 @@ export class DocumentCache {
         ...(this.options.maxTokens === undefined ? {} : { maxTokens: this.options.maxTokens }),
       });
     } catch (error) {
-      if (error instanceof GraphQLError) return { errors: [error] };
+      if (error instanceof GraphQLError) return { errors: [coded(error, 'GRAPHQL_PARSE_FAILED')] };
       throw error;
     }
     const errors = validate(this.schema, document, this.rules);
-    if (errors.length > 0) return { errors };
+    if (errors.length > 0) {
+      return { errors: errors.map((e) => coded(e, 'GRAPHQL_VALIDATION_FAILED')) };
+    }
     if (query.length <= this.options.maxQueryLength) {
       this.entries.set(query, document);
       if (this.entries.size > this.options.maxEntries) {

@@ -47,6 +47,23 @@ function withInvalidParameterCode(rule: ValidationRule): ValidationRule {
     );
 }
 
+/**
+ * PostgreSQL text cannot hold NUL: a string literal carrying one (`"\u0000"`) would pass
+ * validation and fail in the database as an internal error.
+ */
+const noNulStrings: ValidationRule = (context) => ({
+  StringValue(node) {
+    if (node.value.includes('\u0000')) {
+      context.reportError(
+        new GraphQLError('String values must not contain NUL characters', {
+          nodes: [node],
+          extensions: { code: 'INVALID_PARAMETER' },
+        }),
+      );
+    }
+  },
+});
+
 /** Introspection refused in production, on both transports (API.md). */
 const noIntrospection = withInvalidParameterCode(NoSchemaIntrospectionCustomRule);
 
@@ -55,7 +72,11 @@ const noIntrospection = withInvalidParameterCode(NoSchemaIntrospectionCustomRule
  * takes (Apollo adds `specifiedRules` itself).
  */
 export function gatewayExtraRules(options: { production: boolean }): ValidationRule[] {
-  return [...(options.production ? [noIntrospection] : []), queryLimitsRule(DEFAULT_LIMITS)];
+  return [
+    ...(options.production ? [noIntrospection] : []),
+    noNulStrings,
+    queryLimitsRule(DEFAULT_LIMITS),
+  ];
 }
 
 /** Every rule a document must pass, for code that calls graphql-js `validate` (the websocket). */

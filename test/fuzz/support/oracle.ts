@@ -74,6 +74,8 @@ export function graphqlShapeViolation(text: string): string | undefined {
     if (typeof code !== 'string' || !GRAPHQL_CODES.has(code)) {
       return `unknown extensions.code ${JSON.stringify(code)} (${String(error.message).slice(0, 120)})`;
     }
+    // GraphQL answers 200 with errors: an internal error in them is the 500 of REST.
+    if (code === 'INTERNAL_ERROR') return `internal error (${String(error.message).slice(0, 120)})`;
   }
   return undefined;
 }
