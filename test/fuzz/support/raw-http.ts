@@ -190,9 +190,10 @@ export function checkRawAnswer(answer: Answer | undefined, graphqlPath: boolean)
     violations.push({ rule: '5xx', detail: `${answer.status} ${answer.text.slice(0, 200)}` });
   }
   if (answer.status >= 400 && answer.text.length > 0) {
-    const shape = graphqlPath
-      ? graphqlShapeViolation(answer.text)
-      : restErrorShapeViolation(answer.status, answer.text);
+    // A request line the parser refused ("GET GET /graphql") has no path the server can trust:
+    // either shape is right there, the GraphQL one only when it could read /graphql.
+    const rest = restErrorShapeViolation(answer.status, answer.text);
+    const shape = graphqlPath ? rest && graphqlShapeViolation(answer.text) : rest;
     if (shape) violations.push({ rule: 'error-shape', detail: `${answer.status}: ${shape}` });
     if (!answer.headers['x-request-id'])
       violations.push({ rule: 'x-request-id', detail: `missing on ${answer.status}` });
