@@ -202,6 +202,7 @@ export async function buildGateway(options: GatewayOptions) {
       log: app.log,
       depositEvents,
       databaseUrl: services.config.DATABASE_URL,
+      limiter,
     });
     await websocket.start();
     metrics.countWebSockets(() => websocket?.connections() ?? 0);

@@ -10,6 +10,8 @@ export const WS_CLOSE = {
   clientSecretRevoked: 4403,
   /** Too many sockets open for one credential on this gateway. */
   tooManySockets: 4429,
+  /** The client's address is past its limit of failed authentications (as HTTP's 429). */
+  addressRefused: 4429,
 } as const;
 
 /** One authenticated socket, and what it must be closed for. */

@@ -19,6 +19,8 @@ import { randomUlid } from '../domain/ids';
 import { SocketRegistry, WS_CLOSE, type OpenSocket } from './ws-sockets';
 import { CredentialWatch } from './ws-credentials';
 import { hostileVariables } from './nul-characters';
+import { AddressRateLimited, type AddressLimiter } from './address-limit';
+import { clientAddressResolver } from './client-address';
 import { boundCloseReasons, CLOSE_GRACE_MS, closeThenTerminate } from './ws-close';
 
 type ConnectionExtra = Record<PropertyKey, unknown> & {
@@ -63,6 +65,8 @@ export function attachGraphQLWebSocket(options: {
   keepAliveMs?: number;
   /** For the LISTEN on credential revocations; without it sockets are only checked at connect. */
   databaseUrl?: string;
+  /** Failed authentications per client address, shared with HTTP (none: not counted). */
+  limiter?: AddressLimiter;
 }): { start(): Promise<void>; close(): Promise<void>; connections(): number } {
   const wss = new WebSocketServer({
     server: options.server,
@@ -73,6 +77,7 @@ export function attachGraphQLWebSocket(options: {
   wss.on('connection', boundCloseReasons);
   const format = formatGraphQLError(options.log);
   const { config, clock } = options.services;
+  const clientAddress = clientAddressResolver(config.TRUST_PROXY);
   const sockets = new SocketRegistry(
     {
       socketsPerCredential: config.WS_MAX_SOCKETS_PER_KEY,
@@ -152,7 +157,14 @@ export function attachGraphQLWebSocket(options: {
       onConnect: async (ctx) => {
         const header = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
         const csrf = ctx.connectionParams?.csrfToken;
+        const address = clientAddress(ctx.extra.request);
+        const presented =
+          typeof header === 'string'
+            ? header
+            : cookieValue(ctx.extra.request.headers, SESSION_COOKIE) || undefined;
         try {
+          // An address past its limit of failed authentications is refused before any lookup.
+          options.limiter?.assertNotRefused(address, presented);
           const credential =
             header === undefined && typeof csrf === 'string'
               ? await dashboardPrincipal(ctx.extra.request, csrf)
@@ -177,10 +189,18 @@ export function attachGraphQLWebSocket(options: {
           if (socket.readyState !== socket.OPEN) return false;
           ctx.extra.principal = credential.principal;
           ctx.extra.open = open;
+          if (presented) options.limiter?.remember(presented);
           return true;
         } catch (error) {
+          if (error instanceof AddressRateLimited) {
+            ctx.extra.socket.close(WS_CLOSE.addressRefused, error.message);
+            return false;
+          }
           if (error instanceof DomainError && error.code === ErrorCode.Unauthorized) {
-            ctx.extra.socket.close(4401, `Unauthorized: ${error.message}`.slice(0, 120));
+            // Counted like a failed authentication over HTTP; the one past the limit says so.
+            const refusal = await options.limiter?.countFailure(address).catch(() => null);
+            if (refusal) ctx.extra.socket.close(WS_CLOSE.addressRefused, refusal.message);
+            else ctx.extra.socket.close(WS_CLOSE.revoked, `Unauthorized: ${error.message}`);
             return false;
           }
           options.log.error({ err: error }, 'websocket authentication failed unexpectedly');

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import WebSocket from 'ws';
 import { createTestDatabase } from '../support/db';
 import type { HttpResponse } from '../support/http';
 import { sql } from '../support/sql';
@@ -123,6 +124,39 @@ describe('the per-address limit on unauthenticated requests (default 100 per min
     expect((await withKey(key)).status).toBe(200);
     // Another address is not affected.
     expect((await from('127.0.0.1', stack.url, 'GET', '/v1/merchant/balance')).status).toBe(401);
+  });
+
+  it('failed websocket authentications count against the address too, and close 4429 past it', async () => {
+    const address = '127.0.0.9';
+    const connect = (authorization: string) =>
+      new Promise<number>((resolve, reject) => {
+        const socket = new WebSocket(
+          `${stack.url.replace(/^http/, 'ws')}/graphql`,
+          'graphql-transport-ws',
+          { localAddress: address },
+        );
+        socket.on('open', () =>
+          socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization } })),
+        );
+        socket.on('message', () => socket.close(1000));
+        socket.on('close', (code) => resolve(code));
+        socket.on('error', reject);
+      });
+    expect(await connect(`Bearer ${key}`)).toBe(1000); // acknowledged, then closed by us
+    await earlyInAMinute();
+    const codes: number[] = [];
+    for (let sent = 0; sent < LIMIT; sent += 10) {
+      codes.push(
+        ...(await Promise.all(Array.from({ length: 10 }, () => connect(`Bearer ${badKey()}`)))),
+      );
+    }
+    expect(codes).toEqual(Array(LIMIT).fill(4401));
+    expect(await connect(`Bearer ${badKey()}`)).toBe(4429);
+    expect(await connect(`Bearer ${badKey()}`)).toBe(4429);
+    // One count for both transports: HTTP from there is refused as well.
+    expectRefused(await from(address, stack.url, 'GET', '/v1/rates?from=NGN'));
+    // The merchant's key authenticated from there before: it still connects.
+    expect(await connect(`Bearer ${key}`)).toBe(1000);
   });
 
   it('the dashboard sign-in is limited too', async () => {
