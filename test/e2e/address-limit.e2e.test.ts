@@ -1,8 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
 import WebSocket from 'ws';
 import { createTestDatabase } from '../support/db';
-import type { HttpResponse } from '../support/http';
+import { rawRequest, type HttpResponse } from '../support/http';
 import { sql } from '../support/sql';
 import { createMerchant, startStack, type Stack } from '../support/stack';
 
@@ -13,49 +12,17 @@ import { createMerchant, startStack, type Stack } from '../support/stack';
  * sends from its own loopback address (127.0.0.x), so each has its own count.
  */
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
-
 const BANK_SECRET = `bank_${randomBytes(16).toString('hex')}`;
 const LIMIT = 100;
 
-/** A request sent from `localAddress` (any 127.0.0.0/8 address is this machine on Linux). */
-function from(
+/** A request sent from `localAddress`. */
+const from = (
   localAddress: string,
   baseUrl: string,
   method: string,
   path: string,
   options: { headers?: Record<string, string>; body?: string } = {},
-): Promise<HttpResponse> {
-  const { hostname, port } = new URL(baseUrl);
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.body !== undefined) headers['content-type'] ??= 'application/json';
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { hostname, port, path, method, headers, localAddress, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let body: Json = text;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            // left as text
-          }
-          const out = new Headers();
-          for (const [name, value] of Object.entries(res.headers)) {
-            if (typeof value === 'string') out.set(name, value);
-          }
-          resolve({ status: res.statusCode!, headers: out, body, text });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
+) => rawRequest(baseUrl, method, path, { ...options, localAddress });
 
 /** Sends `count` requests, ten at a time; returns their statuses. */
 async function statuses(count: number, send: () => Promise<HttpResponse>): Promise<number[]> {

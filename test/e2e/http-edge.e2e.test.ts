@@ -1,7 +1,6 @@
-import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { createTestDatabase } from '../support/db';
-import { request, type HttpResponse } from '../support/http';
+import { rawRequest, request, type HttpResponse } from '../support/http';
 import { createMerchant, startStack, type Stack } from '../support/stack';
 
 /**
@@ -10,38 +9,9 @@ import { createMerchant, startStack, type Stack } from '../support/stack';
  * the wrong type. The URLs go over a raw socket request so nothing normalises them on the way.
  */
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
-
 /** GET with the path exactly as given (fetch would re-encode it). */
-function rawGet(baseUrl: string, path: string, key: string): Promise<HttpResponse> {
-  const { hostname, port } = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { hostname, port, path, method: 'GET', headers: { authorization: `Bearer ${key}` } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let body: Json = text;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            // asserted below
-          }
-          const headers = new Headers();
-          for (const [name, value] of Object.entries(res.headers)) {
-            if (typeof value === 'string') headers.set(name, value);
-          }
-          resolve({ status: res.statusCode!, headers, body, text });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
+const rawGet = (baseUrl: string, path: string, key: string) =>
+  rawRequest(baseUrl, 'GET', path, { headers: { authorization: `Bearer ${key}` } });
 
 function expectErrorShape(response: HttpResponse, status: number, code: string): void {
   expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code });

@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+
 /** A thin fetch wrapper for e2e tests: JSON in, status + headers + parsed body out. */
 // Response bodies are whatever the server sent; tests assert on their shape.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -47,4 +49,44 @@ export async function graphql<T = Json>(
   HttpResponse<{ data?: T; errors?: Array<{ message: string; extensions?: { code?: string } }> }>
 > {
   return request(baseUrl, 'POST', '/graphql', { key, body: { query, variables } });
+}
+
+/**
+ * A request through node:http with the path exactly as given (fetch would re-encode it), from
+ * `localAddress` when set (any 127.0.0.0/8 address is this machine on Linux).
+ */
+export function rawRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: string; localAddress?: string } = {},
+): Promise<HttpResponse> {
+  const { hostname, port } = new URL(baseUrl);
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.body !== undefined) headers['content-type'] ??= 'application/json';
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { hostname, port, path, method, headers, localAddress: options.localAddress, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: Json = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            // left as text for the caller to assert on
+          }
+          const out = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) {
+            if (typeof value === 'string') out.set(name, value);
+          }
+          resolve({ status: res.statusCode!, headers: out, body, text });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
 }
