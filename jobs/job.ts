@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Services } from '../src/services';
-import type { WebhookDispatcher } from './webhook-dispatcher';
+import type { WebhookDispatcher } from '../src/modules/webhooks/webhook-dispatcher';
 
 /** Asks for a job to run now; one pending run per `uniqueKey` (a later ask reschedules it). */
 export type Enqueue = (

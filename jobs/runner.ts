@@ -11,7 +11,7 @@ import { jobs } from './index';
 import { generateRatesJob } from './generate-rates.job';
 import { listenForDepositEvents } from './deposit-events';
 import type { Enqueue, JobDeps } from './job';
-import { WebhookDispatcher } from './webhook-dispatcher';
+import { WebhookDispatcher } from '../src/modules/webhooks/webhook-dispatcher';
 import { exitGracefullyOnSignals } from '../src/shutdown';
 import { createJobRunnerMetrics } from '../src/metrics/job-runner-metrics';
 import { serveRunnerHttp } from './runner-http';

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { environmentOf } from '../services';
 import type { KeyEnvironment } from '../db/entities/api-key.entity';
 import { DomainError } from '../domain/errors';
-import { presentDeposit } from '../api/rest/deposit.presenter';
+import { presentDeposit } from '../modules/deposits/deposit-view';
 import { decodeCursor, encodeCursor } from '../domain/pagination';
 import {
   CliError,

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { WebhookEndpointService } from '../services/webhook-endpoint.service';
+import type { WebhookEndpointService } from '../modules/webhooks/webhook-endpoint.service';
 import { sealContext } from '../services/idempotency.service';
 import type { SecretBox } from './secret-box';
 

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
-import { DEPOSIT_STATUSES } from '../domain/deposit-state-machine';
+import { DEPOSIT_STATUSES } from '../modules/deposits/deposit-state-machine';
 import { scrapeQuery } from './scrape-query';
 
 export interface DepositsGauge {

@@ -10,34 +10,37 @@ import { HealthService } from './health.service';
 import { MerchantService } from './merchant.service';
 import { RateService } from './rate.service';
 import { SandboxService } from './sandbox.service';
-import { OnrampService } from './onramp.service';
-import { VirtualAccountService } from './virtual-account.service';
+import { OnrampService } from '../modules/onramps/onramp.service';
+import { VirtualAccountService } from '../modules/onramps/virtual-account.service';
 import { IdempotencyService } from './idempotency.service';
-import { LedgerService } from './ledger.service';
-import { DepositTransitions } from './deposit-transitions';
-import { DepositIngestionService } from './deposit-ingestion.service';
-import { DepositSettlementService } from './deposit-settlement.service';
-import { DepositReversalService } from './deposit-reversal.service';
-import { DepositQueryService } from './deposit-query.service';
+import { LedgerService } from '../modules/ledger/ledger.service';
+import { DepositTransitions } from '../modules/deposits/deposit-transitions';
+import { DepositIngestionService } from '../modules/deposits/deposit-ingestion.service';
+import { DepositSettlementService } from '../modules/deposits/deposit-settlement.service';
+import { DepositReversalService } from '../modules/deposits/deposit-reversal.service';
+import { DepositQueryService } from '../modules/deposits/deposit-query.service';
 import { chainRegistryFromConfig, type ChainRegistry } from '../adapters/chain/chain-registry';
 import { ChainHealthService } from './chain-health.service';
-import { PayoutService } from './payout.service';
-import { PayoutSweepService } from './payout-sweep.service';
-import { BlocklistFile, RiskReviewService } from './risk-review.service';
-import { WithdrawalService } from './withdrawal.service';
-import { WebhookEndpointService } from './webhook-endpoint.service';
-import { WebhookDeliveryService, type WebhookSender } from './webhook-delivery.service';
-import { WebhookLogService } from './webhook-log.service';
+import { PayoutService } from '../modules/payouts/payout.service';
+import { PayoutSweepService } from '../modules/payouts/payout-sweep.service';
+import { BlocklistFile, RiskReviewService } from '../modules/deposits/risk-review.service';
+import { WithdrawalService } from '../modules/payouts/withdrawal.service';
+import { WebhookEndpointService } from '../modules/webhooks/webhook-endpoint.service';
+import {
+  WebhookDeliveryService,
+  type WebhookSender,
+} from '../modules/webhooks/webhook-delivery.service';
+import { WebhookLogService } from '../modules/webhooks/webhook-log.service';
 import { DashboardSessionService } from './dashboard-session.service';
 import { AuditLogService } from './audit-log.service';
 import { OperatorTokenService } from './operator-token.service';
 import { OperatorService } from './operator.service';
-import { TreasuryService } from './treasury.service';
-import { DepositResolutionService } from './deposit-resolution.service';
+import { TreasuryService } from '../modules/ledger/treasury.service';
+import { DepositResolutionService } from '../modules/deposits/deposit-resolution.service';
 import { HttpWebhookSender, resolvesToPublicOnly } from '../adapters/webhook/webhook-sender';
-import { webhookEnvelope } from '../api/webhooks/envelope';
+import { webhookEnvelope } from '../modules/webhooks/webhook-envelope';
 import { VERSION } from '../version';
-import type { SettlementObserver } from './settlement-observer';
+import type { SettlementObserver } from '../modules/deposits/settlement-observer';
 import { encryptionFromConfig, type Encryption } from '../crypto/encryption-keys';
 
 /** The use cases both transports and the job runner call; built once per process. */

@@ -6,16 +6,22 @@ import type { KeyEnvironment } from '../db/entities/api-key.entity';
 import { Merchant, MerchantStatus } from '../db/entities/merchant.entity';
 import { afterCursor, NEWEST_FIRST } from '../db/keyset';
 import { retryOnConflict } from '../db/retry';
-import type { Resolution } from '../domain/deposit-resolution';
+import type { Resolution } from '../modules/deposits/deposit-resolution-rules';
 import { DomainError, ErrorCode, invalidParameter } from '../domain/errors';
 import type { Cursor } from '../domain/pagination';
 import type { AuditLogService } from './audit-log.service';
 import { depositSnapshot, merchantSnapshot } from './audit-snapshots';
-import type { DepositResolutionService } from './deposit-resolution.service';
-import type { DepositReversalService, ReversalOutcome } from './deposit-reversal.service';
+import type { DepositResolutionService } from '../modules/deposits/deposit-resolution.service';
+import type {
+  DepositReversalService,
+  ReversalOutcome,
+} from '../modules/deposits/deposit-reversal.service';
 import type { IssuedKey, MerchantService } from './merchant.service';
 import type { IssuedOperatorToken, OperatorTokenService } from './operator-token.service';
-import type { WebhookDeliveryView, WebhookLogService } from './webhook-log.service';
+import type {
+  WebhookDeliveryView,
+  WebhookLogService,
+} from '../modules/webhooks/webhook-log.service';
 
 const DEPOSIT_ID = /^dep_[0-9A-HJKMNP-TV-Z]{26}$/;
 

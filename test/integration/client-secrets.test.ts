@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config';
 import { createServices, type Services } from '../../src/services';
 import { DomainError, ErrorCode } from '../../src/domain/errors';
 import { dec } from '../../src/domain/money';
-import { ONRAMP_CREDENTIAL_REVOKED_CHANNEL } from '../../src/services/onramp.service';
+import { ONRAMP_CREDENTIAL_REVOKED_CHANNEL } from '../../src/modules/onramps/onramp.service';
 import { createTestDatabase, openTestOrm } from '../support/db';
 
 const GRACE_S = 3600;

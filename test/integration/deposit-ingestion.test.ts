@@ -3,7 +3,7 @@ import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
 import { createServices, type Services } from '../../src/services';
 import { DomainError, ErrorCode } from '../../src/domain/errors';
-import { DEPOSIT_TRANSITIONS } from '../../src/domain/deposit-state-machine';
+import { DEPOSIT_TRANSITIONS } from '../../src/modules/deposits/deposit-state-machine';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { depositKit } from '../support/deposits';
 

@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config';
 import { createServices, type Services } from '../../src/services';
 import { ErrorCode } from '../../src/domain/errors';
 import { dec } from '../../src/domain/money';
-import { merchantAccount, OPERATOR, transfer } from '../../src/domain/ledger';
+import { merchantAccount, OPERATOR, transfer } from '../../src/modules/ledger/ledger-accounts';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { depositKit } from '../support/deposits';
 

@@ -2,7 +2,7 @@ import {
   planResolution,
   ResolutionRefused,
   type ResolutionFacts,
-} from '../../src/domain/deposit-resolution';
+} from '../../src/modules/deposits/deposit-resolution-rules';
 
 const flagged = (over: Partial<ResolutionFacts> = {}): ResolutionFacts => ({
   status: 'FLAGGED',

@@ -3,7 +3,7 @@ import {
   fromBaseUnits,
   outageOutlasted,
   toBaseUnits,
-} from '../../src/domain/payout-rules';
+} from '../../src/modules/payouts/payout-rules';
 
 describe('payout amounts in base units', () => {
   it.each([

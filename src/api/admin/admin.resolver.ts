@@ -4,7 +4,7 @@ import { KeyEnvironment } from '../../db/entities/api-key.entity';
 import { DomainError, ErrorCode } from '../../domain/errors';
 import { decodeCursor, encodeCursor, parseFirst } from '../../domain/pagination';
 import { environmentOf } from '../../services';
-import { checkLedger, LEDGER_CHECK_NAMES } from '../../services/ledger-check';
+import { checkLedger, LEDGER_CHECK_NAMES } from '../../modules/ledger/ledger-check';
 import { connectionOf } from '../graphql/types/connection';
 import { DepositConnectionType, DepositNode } from '../graphql/types/deposit.type';
 import { WebhookDeliveryType } from '../graphql/types/webhook.type';

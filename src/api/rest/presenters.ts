@@ -1,5 +1,5 @@
 import type { Onramp } from '../../db/entities/onramp.entity';
-import { onrampStatusAt } from '../../domain/onramp-status';
+import { onrampStatusAt } from '../../modules/onramps/onramp-status';
 import type { Rate } from '../../db/entities/rate.entity';
 
 /** REST shapes (snake_case). Rates are JSON numbers as the spec shows; money amounts elsewhere are strings. */

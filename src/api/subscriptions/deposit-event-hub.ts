@@ -3,10 +3,13 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../clock';
 import { PgListener } from '../../db/pg-listener';
 import { DomainError, ErrorCode } from '../../domain/errors';
-import { depositViewFromSnapshot } from '../rest/deposit.presenter';
+import { depositViewFromSnapshot } from '../../modules/deposits/deposit-view';
 import { DepositNode } from '../graphql/types/deposit.type';
 import { DepositEventStore, type DepositEventRow } from './deposit-event-store';
-import { parseDepositEventNotice, type DepositEventNotice } from './deposit-event-notice';
+import {
+  parseDepositEventNotice,
+  type DepositEventNotice,
+} from '../../modules/events/deposit-event-notice';
 import { DepositSubscribers, type DepositEventFilter } from './deposit-subscribers';
 import { DEFAULT_SUBSCRIBER_QUEUE_LIMIT } from './subscriber-queue';
 import { SeenSeqs } from './seen-seqs';

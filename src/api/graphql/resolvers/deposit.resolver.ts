@@ -9,7 +9,7 @@ import {
 import { lagosDay } from '../../../domain/lagos-day';
 import { DepositStatusChangeType, SettledVolumeDayType } from '../types/dashboard.type';
 import { DepositStatusEnum } from '../types/deposit.type';
-import { parseDepositFilter } from '../../../domain/deposit-filter';
+import { parseDepositFilter } from '../../../modules/deposits/deposit-filter';
 import { decodeCursor, encodeCursor, parseFirst } from '../../../domain/pagination';
 import { connectionOf } from '../types/connection';
 import { DepositConnectionType, DepositFilterInput, DepositNode } from '../types/deposit.type';

@@ -7,7 +7,7 @@ import {
   ObjectType,
   registerEnumType,
 } from 'type-graphql';
-import { assetAmount, ngnAmount, type DepositView } from '../../rest/deposit.presenter';
+import { assetAmount, ngnAmount, type DepositView } from '../../../modules/deposits/deposit-view';
 import { PageInfoType } from './connection';
 
 /** The six deposit statuses (domain/deposit-state-machine.ts), as a GraphQL enum. */

@@ -1,9 +1,9 @@
 import { Field, GraphQLISODateTime, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import type { WebhookEndpointView } from '../../../services/webhook-endpoint.service';
+import type { WebhookEndpointView } from '../../../modules/webhooks/webhook-endpoint.service';
 import type {
   WebhookAttemptView,
   WebhookDeliveryView,
-} from '../../../services/webhook-log.service';
+} from '../../../modules/webhooks/webhook-log.service';
 import { PageInfoType } from './connection';
 
 export enum WebhookDeliveryStatusEnum {

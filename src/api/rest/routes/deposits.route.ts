@@ -2,12 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../../../services';
 import { assertCanReadOnramp, depositListScope } from '../../../services/auth.service';
-import { parseDepositFilter } from '../../../domain/deposit-filter';
+import { parseDepositFilter } from '../../../modules/deposits/deposit-filter';
 import { pageInfo, parsePage } from '../../../domain/pagination';
 import { errorResponses } from '../schemas';
 import { IdParams, Pagination } from '../onramp.schemas';
 import { DepositListQuery, DepositResponse } from '../deposit.schemas';
-import { presentDeposit } from '../deposit.presenter';
+import { presentDeposit } from '../../../modules/deposits/deposit-view';
 
 export const depositRoutes =
   (services: Services): FastifyPluginAsyncTypebox =>

@@ -5,7 +5,7 @@ import { requireSecretKey } from '../../../services/auth.service';
 import { DomainError, ErrorCode } from '../../../domain/errors';
 import { errorResponses } from '../schemas';
 import { DepositResponse, SimulateDepositBody, SimulateReversalBody } from '../deposit.schemas';
-import { presentDeposit } from '../deposit.presenter';
+import { presentDeposit } from '../../../modules/deposits/deposit-view';
 
 /** A bank reference for a simulated transfer that names none. */
 

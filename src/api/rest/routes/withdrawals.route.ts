@@ -10,7 +10,7 @@ import {
   WithdrawalResponse,
   WithdrawBody,
 } from '../withdrawal.schemas';
-import { presentWithdrawal } from '../withdrawal.presenter';
+import { presentWithdrawal } from '../../../modules/payouts/withdrawal-view';
 
 /**
  * Merchant withdrawals of the USD balance. Secret keys only: a client secret is refused by

@@ -1,0 +1,130 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../../clock';
+import { Deposit } from '../../db/entities/deposit.entity';
+import { Payout } from '../../db/entities/payout.entity';
+import { retryOnConflict } from '../../db/retry';
+import { REASON } from './deposit-reasons';
+import type { DepositStatus } from './deposit-state-machine';
+import { DomainError, ErrorCode, invalidParameter, missingParameter } from '../../domain/errors';
+import { ngnHoldingOf, OPERATOR, transfer } from '../ledger/ledger-accounts';
+import { dec } from '../../domain/money';
+import type { DepositTransitions } from './deposit-transitions';
+import type { LedgerService } from '../ledger/ledger.service';
+import type { PayoutService } from '../payouts/payout.service';
+import { depositSnapshot } from '../../services/audit-snapshots';
+
+export interface ReversalOutcome {
+  deposit: Deposit;
+  /** False when the reversal was already recorded (a repeated notification). */
+  reversed: boolean;
+}
+
+/** Where a reversal leaves a deposit (API.md): null keeps the status it has. */
+function statusAfterReversal(
+  status: DepositStatus,
+  converted: boolean,
+): { to: DepositStatus; reason?: string } | null {
+  switch (status) {
+    case 'SETTLED':
+      return { to: 'REVERSED' };
+    case 'PENDING_FX':
+      return { to: 'FAILED', reason: REASON.bankReversed };
+    case 'PENDING_WITHDRAWAL':
+      return { to: 'FLAGGED', reason: REASON.bankReversalDuringSettlement };
+    case 'FLAGGED':
+      return converted ? null : { to: 'FAILED', reason: REASON.bankReversed };
+    default:
+      return null;
+  }
+}
+
+/**
+ * Records a bank reversal: the bank takes the NGN back. Not yet converted, it leaves the
+ * account that held it; already converted, the operator absorbs the loss (v0.1: the merchant's
+ * balance is not debited). Once per deposit: a repeated reversal answers the deposit as is.
+ */
+export class DepositReversalService {
+  constructor(
+    private readonly clock: Clock,
+    private readonly ledger: LedgerService,
+    private readonly transitions: DepositTransitions,
+    private readonly payouts: PayoutService,
+  ) {}
+
+  async reverse(
+    em: EntityManager,
+    bankReference: string,
+    options: {
+      merchantId?: string;
+      /** Runs in the reversal's transaction once it is recorded (the operator's audit entry). */
+      onRecorded?: (
+        tx: EntityManager,
+        deposit: Deposit,
+        before: Record<string, unknown>,
+      ) => Promise<void>;
+    } = {},
+  ): Promise<ReversalOutcome> {
+    if (!bankReference) throw missingParameter('bank_reference');
+    if (!/^[\x21-\x7e]{1,128}$/.test(bankReference)) {
+      throw invalidParameter('bank_reference', 'must be 1-128 visible ASCII characters');
+    }
+    return retryOnConflict(() =>
+      em.fork().transactional(async (tx) => {
+        const deposit = await tx.findOne(
+          Deposit,
+          { bankReference },
+          { lockMode: LockMode.PESSIMISTIC_WRITE },
+        );
+        if (!deposit || (options.merchantId && deposit.merchantId !== options.merchantId)) {
+          throw new DomainError(
+            ErrorCode.NotFound,
+            `No deposit with bank_reference ${bankReference}`,
+          );
+        }
+        if (deposit.reversedAt) return { deposit, reversed: false };
+        const before = depositSnapshot(deposit);
+        const converted = deposit.fxExecutedAt !== null;
+        const amountNgn = dec(deposit.amountNgn);
+        const heldIn = ngnHoldingOf(deposit.status, converted);
+        await this.ledger.post(tx, {
+          kind: 'deposit_reversal',
+          depositId: deposit.id,
+          postings: heldIn
+            ? transfer(heldIn, OPERATOR.ngnBank, amountNgn)
+            : transfer(OPERATOR.ngnReversalLosses, OPERATOR.ngnBank, amountNgn),
+        });
+        deposit.reversedAt = this.clock.now();
+        if (deposit.status === 'PENDING_WITHDRAWAL') await this.stopPayout(tx, deposit.id);
+        const next = statusAfterReversal(deposit.status, converted);
+        if (next) {
+          await this.transitions.moveTo(tx, deposit, next.to, {
+            reason: next.reason,
+            ngnLeft: true,
+          });
+        } else {
+          await tx.flush();
+        }
+        await options.onRecorded?.(tx, deposit, before);
+        return { deposit, reversed: true };
+      }),
+    );
+  }
+
+  /**
+   * A payout not yet signed is cancelled (its USD held in suspense with the FLAGGED deposit).
+   * One already signed cannot be recalled: it is mined, booked, and the deposit keeps FLAGGED
+   * with the hash, for the operator to review.
+   */
+  private async stopPayout(tx: EntityManager, depositId: string): Promise<void> {
+    // Earlier payouts of a deposit resolved by an operator are closed; only a PENDING one stops.
+    const payout = await tx.findOne(
+      Payout,
+      { depositId, status: 'PENDING' },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (payout) {
+      await this.payouts.cancelLocked(tx, payout, 'bank reversal', null);
+    }
+  }
+}
