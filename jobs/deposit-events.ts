@@ -1,20 +1,9 @@
 import type { Logger } from 'pino';
 import { PgListener } from '../src/db/pg-listener';
+import { DEPOSIT_EVENTS, PAYOUT_EVENTS, WEBHOOK_DELIVERIES } from '../src/modules/events/channels';
 import { settleDeposit } from './settle-deposit.job';
 import { sendPayout } from './send-payout.job';
 import type { Enqueue } from './job';
-
-/** The payload the `deposits_status_event` trigger sends on channel `deposit_events`. */
-interface DepositEventNotice {
-  deposit_id: string;
-  status: string;
-  settlement_mode: string;
-}
-
-/** The payload the `payouts_notify` trigger sends on channel `payout_events`. */
-interface PayoutNotice {
-  payout_id: string;
-}
 
 /**
  * Turns committed changes into jobs at once: a deposit entering PENDING_FX is handed to
@@ -32,29 +21,27 @@ export function listenForDepositEvents(
 ): PgListener {
   return new PgListener({
     databaseUrl,
-    channels: ['deposit_events', 'payout_events', 'webhook_deliveries'],
+    channels: [DEPOSIT_EVENTS.name, PAYOUT_EVENTS.name, WEBHOOK_DELIVERIES.name],
     log,
     onNotification: (channel, payload) => {
-      if (channel === 'webhook_deliveries') {
+      if (channel === WEBHOOK_DELIVERIES.name) {
         onWebhookDue();
         return;
       }
-      let notice: DepositEventNotice & PayoutNotice;
-      try {
-        notice = JSON.parse(payload) as DepositEventNotice & PayoutNotice;
-      } catch {
-        log.warn({ payload }, 'unreadable notice');
-        return;
-      }
-      if (channel === 'payout_events') {
-        sendPayout(enqueue, notice.payout_id).catch((error: unknown) =>
-          log.warn({ err: error, payoutId: notice.payout_id }, 'could not enqueue payout'),
+      if (channel === PAYOUT_EVENTS.name) {
+        const payout = PAYOUT_EVENTS.parse(payload);
+        if (!payout) return log.warn({ channel, payload }, 'unreadable notice');
+        sendPayout(enqueue, payout.payoutId).catch((error: unknown) =>
+          log.warn({ err: error, payoutId: payout.payoutId }, 'could not enqueue payout'),
         );
         return;
       }
-      if (notice.status === 'PENDING_FX') {
-        settleDeposit(enqueue, notice.deposit_id).catch((error: unknown) =>
-          log.warn({ err: error, depositId: notice.deposit_id }, 'could not enqueue settlement'),
+      const deposit = DEPOSIT_EVENTS.parse(payload);
+      if (!deposit?.depositId) return log.warn({ channel, payload }, 'unreadable notice');
+      if (deposit.status === 'PENDING_FX') {
+        const depositId = deposit.depositId;
+        settleDeposit(enqueue, depositId).catch((error: unknown) =>
+          log.warn({ err: error, depositId }, 'could not enqueue settlement'),
         );
       }
     },

@@ -3,31 +3,10 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock';
 import { PgListener } from '../db/pg-listener';
 import { TEXT_ARRAY, textArray } from '../db/text-array';
+import { CREDENTIAL_REVOKED } from '../modules/events/channels';
 import type { SocketRegistry } from './ws-sockets';
 
-/** Sent by database triggers (keys, dashboard sessions) and by client-secret revocation. */
-export const CREDENTIAL_REVOKED_CHANNEL = 'onramp_credential_revoked';
 export const CREDENTIAL_LISTENER_APPLICATION_NAME = 'onramp-gateway-credentials';
-
-export type RevokedCredential =
-  | { kind: 'api_key'; id: string }
-  | { kind: 'dashboard_session'; id: string }
-  | { kind: 'client_secret'; id: string };
-
-const KINDS = new Set(['api_key', 'dashboard_session', 'client_secret']);
-
-/** The NOTIFY payload, or undefined for anything else (never trusted to be well formed). */
-export function parseRevokedCredential(payload: string): RevokedCredential | undefined {
-  try {
-    const value = JSON.parse(payload) as Record<string, unknown> | null;
-    if (value === null || typeof value !== 'object') return undefined;
-    if (typeof value.kind !== 'string' || !KINDS.has(value.kind)) return undefined;
-    if (typeof value.id !== 'string' || value.id === '') return undefined;
-    return { kind: value.kind, id: value.id } as RevokedCredential;
-  } catch {
-    return undefined;
-  }
-}
 
 export interface CredentialWatchOptions {
   databaseUrl: string;
@@ -53,7 +32,7 @@ export class CredentialWatch {
   constructor(private readonly options: CredentialWatchOptions) {
     this.listener = new PgListener({
       databaseUrl: options.databaseUrl,
-      channels: [CREDENTIAL_REVOKED_CHANNEL],
+      channels: [CREDENTIAL_REVOKED.name],
       applicationName: CREDENTIAL_LISTENER_APPLICATION_NAME,
       log: options.log,
       onNotification: (_channel, payload) => this.onRevoked(payload),
@@ -74,7 +53,7 @@ export class CredentialWatch {
   }
 
   private onRevoked(payload: string): void {
-    const credential = parseRevokedCredential(payload);
+    const credential = CREDENTIAL_REVOKED.parse(payload);
     if (!credential) {
       this.options.log.warn({ payload }, 'ignored a malformed credential revocation notice');
       return;

@@ -1,4 +1,4 @@
-import { Dec, dec } from './money';
+import { ASSET_DECIMALS, Dec, dec } from './money';
 import { DomainError, ErrorCode, invalidParameter, missingParameter } from './errors';
 import { isQuoteCurrency, QuoteCurrency } from './assets';
 
@@ -36,6 +36,15 @@ export function priceQuote(marketRateNgnPerUnit: Dec, feeBps: number): PricedQuo
   }
   const rate = dec(1).div(inverseRate).toDecimalPlaces(RATE_DECIMALS, Dec.ROUND_UP);
   return { rate, inverseRate };
+}
+
+/**
+ * The conversion rule, the one place it is written: what `amountNgn` buys at a quote's
+ * inverse rate, in asset units, rounded down to the asset's 6 decimals (never in the user's
+ * favour beyond the quote). Ingestion prices limits with it, settlement credits it.
+ */
+export function assetForNgn(amountNgn: Dec, inverseRate: Dec | string): Dec {
+  return amountNgn.times(inverseRate).toDecimalPlaces(ASSET_DECIMALS, Dec.ROUND_DOWN);
 }
 
 export interface RateQuery {

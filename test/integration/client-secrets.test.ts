@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config';
 import { createServices, type Services } from '../../src/services';
 import { DomainError, ErrorCode } from '../../src/domain/errors';
 import { dec } from '../../src/domain/money';
-import { ONRAMP_CREDENTIAL_REVOKED_CHANNEL } from '../../src/modules/onramps/onramp.service';
+import { CREDENTIAL_REVOKED } from '../../src/modules/events/channels';
 import { createTestDatabase, openTestOrm } from '../support/db';
 
 const GRACE_S = 3600;
@@ -136,9 +136,9 @@ describe('client secret lifetime', () => {
     await listener.connect();
     const notices: string[] = [];
     listener.on('notification', (n) => {
-      if (n.channel === ONRAMP_CREDENTIAL_REVOKED_CHANNEL) notices.push(n.payload ?? '');
+      if (n.channel === CREDENTIAL_REVOKED.name) notices.push(n.payload ?? '');
     });
-    await listener.query(`listen ${ONRAMP_CREDENTIAL_REVOKED_CHANNEL}`);
+    await listener.query(`listen ${CREDENTIAL_REVOKED.name}`);
     try {
       await expect(
         services.onramps.revokeClientSecret(orm.em.fork(), other, onramp.id),

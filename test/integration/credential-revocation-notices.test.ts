@@ -4,7 +4,7 @@ import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
 import { createServices, environmentOf, type Services } from '../../src/services';
 import { hashSecret } from '../../src/services/merchant.service';
-import { CREDENTIAL_REVOKED_CHANNEL } from '../../src/api/ws-credentials';
+import { CREDENTIAL_REVOKED } from '../../src/modules/events/channels';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { eventually } from '../support/stack';
 
@@ -30,7 +30,7 @@ describe('credential revocation notices (real PostgreSQL triggers)', () => {
     listener = new Client({ connectionString: databaseUrl });
     await listener.connect();
     listener.on('notification', (n) => notices.push(n.payload ?? ''));
-    await listener.query(`listen ${CREDENTIAL_REVOKED_CHANNEL}`);
+    await listener.query(`listen ${CREDENTIAL_REVOKED.name}`);
   });
   afterAll(async () => {
     await listener?.end();

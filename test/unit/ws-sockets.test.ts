@@ -2,7 +2,7 @@ import type { WebSocket } from 'ws';
 import { ManualClock } from '../../src/clock';
 import type { Principal } from '../../src/services/auth.service';
 import { SocketRegistry, WS_CLOSE, type OpenSocket } from '../../src/api/ws-sockets';
-import { parseRevokedCredential } from '../../src/api/ws-credentials';
+import { CREDENTIAL_REVOKED } from '../../src/modules/events/channels';
 
 const key = (keyId: string): Principal => ({ kind: 'secret_key', merchantId: 'm_1', keyId });
 const secret = (onrampId: string): Principal => ({
@@ -126,12 +126,12 @@ describe('SocketRegistry', () => {
   });
 
   it('reads revocation notices strictly', () => {
-    expect(parseRevokedCredential('{"kind":"api_key","id":"key_1"}')).toEqual({
+    expect(CREDENTIAL_REVOKED.parse('{"kind":"api_key","id":"key_1"}')).toEqual({
       kind: 'api_key',
       id: 'key_1',
     });
     for (const bad of ['', 'null', '[]', '{"kind":"api_key"}', '{"kind":"x","id":"1"}', '{']) {
-      expect(parseRevokedCredential(bad)).toBeUndefined();
+      expect(CREDENTIAL_REVOKED.parse(bad)).toBeNull();
     }
   });
 });

@@ -6,17 +6,13 @@ import { DomainError, ErrorCode } from '../../domain/errors';
 import { depositViewFromSnapshot } from '../../modules/deposits/deposit-view';
 import { DepositNode } from '../graphql/types/deposit.type';
 import { DepositEventStore, type DepositEventRow } from './deposit-event-store';
-import {
-  parseDepositEventNotice,
-  type DepositEventNotice,
-} from '../../modules/events/deposit-event-notice';
+import { DEPOSIT_EVENTS, type DepositEventNotice } from '../../modules/events/channels';
 import { DepositSubscribers, type DepositEventFilter } from './deposit-subscribers';
 import { DEFAULT_SUBSCRIBER_QUEUE_LIMIT } from './subscriber-queue';
 import { SeenSeqs } from './seen-seqs';
 
 export type { DepositEventFilter } from './deposit-subscribers';
 
-export const DEPOSIT_EVENTS_CHANNEL = 'deposit_events';
 export const HUB_APPLICATION_NAME = 'onramp-gateway-events';
 
 /** What resolvers see of the hub (through the GraphQL context). */
@@ -92,7 +88,7 @@ export class DepositEventHub implements DepositEvents {
     });
     this.listener = new PgListener({
       databaseUrl: options.databaseUrl,
-      channels: [DEPOSIT_EVENTS_CHANNEL],
+      channels: [DEPOSIT_EVENTS.name],
       applicationName,
       log: options.log,
       onNotification: (_channel, payload) => this.onNotice(payload),
@@ -137,7 +133,7 @@ export class DepositEventHub implements DepositEvents {
   }
 
   private onNotice(payload: string): void {
-    const notice = parseDepositEventNotice(payload);
+    const notice = DEPOSIT_EVENTS.parse(payload);
     if (!notice) {
       this.log.warn({ payload }, 'unreadable deposit event notice');
       return;

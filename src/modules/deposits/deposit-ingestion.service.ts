@@ -1,3 +1,4 @@
+import { assetForNgn } from '../../domain/rates';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../clock';
@@ -219,9 +220,7 @@ export class DepositIngestionService {
 
     const amountNgn = dec(input.amountNgn);
     const rate = await this.pricingRate(tx, onramp, at);
-    const amountUsd = rate
-      ? amountNgn.times(rate.inverseRate).toDecimalPlaces(6, Dec.ROUND_DOWN)
-      : dec(0);
+    const amountUsd = rate ? assetForNgn(amountNgn, rate.inverseRate) : dec(0);
     const day = lagosDay(at);
     const { first: decision, limitChecked } = rate
       ? await this.decide(tx, onramp, rate, amountNgn, amountUsd, day, at, lockTotalsFirst)

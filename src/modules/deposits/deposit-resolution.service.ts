@@ -1,3 +1,4 @@
+import { assetForNgn } from '../../domain/rates';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../clock';
 import type { Deposit } from '../../db/entities/deposit.entity';
@@ -14,7 +15,7 @@ import {
 import { DomainError, ErrorCode } from '../../domain/errors';
 import { newId } from '../../domain/ids';
 import { OPERATOR, transfer } from '../ledger/ledger-accounts';
-import { Dec, dec } from '../../domain/money';
+import { dec } from '../../domain/money';
 import type { DepositTransitions } from './deposit-transitions';
 import type { LedgerService } from '../ledger/ledger.service';
 
@@ -54,10 +55,7 @@ export class DepositResolutionService {
     if (plan.unwind) await this.unwind(tx, deposit, payout!);
     if (plan.release) await this.release(tx, deposit, payout!);
     if (rate) {
-      const quoted = dec(deposit.amountNgn)
-        .times(rate.inverseRate)
-        .toDecimalPlaces(6, Dec.ROUND_DOWN)
-        .toFixed(6);
+      const quoted = assetForNgn(dec(deposit.amountNgn), rate.inverseRate).toFixed(6);
       deposit.rateId = rate.id;
       deposit.amountAsset = quoted;
       deposit.limitUsd = quoted;

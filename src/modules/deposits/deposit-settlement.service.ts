@@ -1,3 +1,4 @@
+import { assetForNgn } from '../../domain/rates';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../clock';
@@ -93,7 +94,7 @@ export class DepositSettlementService {
       throw error;
     }
 
-    const amountAsset = amountNgn.times(rate.inverseRate).toDecimalPlaces(6, Dec.ROUND_DOWN);
+    const amountAsset = assetForNgn(amountNgn, rate.inverseRate);
     const conversion = {
       kind: 'deposit_fx',
       depositId: deposit.id,

@@ -86,6 +86,16 @@ export class LedgerService {
     return id;
   }
 
+  /**
+   * Several ledger transactions in the caller's transaction (a settlement batch); returns
+   * their ids in order.
+   */
+  async postAll(tx: EntityManager, entries: LedgerEntry[]): Promise<string[]> {
+    const ids: string[] = [];
+    for (const entry of entries) ids.push(await this.post(tx, entry));
+    return ids;
+  }
+
   async balance(em: EntityManager, merchantId: string, since: Date): Promise<MerchantBalance> {
     const ids = [
       merchantAccount(merchantId, 'usd_available').id,

@@ -20,6 +20,7 @@ import type { VirtualAccountService } from './virtual-account.service';
 import type { SandboxService } from '../../services/sandbox.service';
 import { executeInTransaction } from '../../db/locks';
 import { retryOnConflict } from '../../db/retry';
+import { CREDENTIAL_REVOKED } from '../events/channels';
 
 export interface OnrampSettings {
   ttlSeconds: number;
@@ -37,7 +38,6 @@ export interface CreatedOnramp {
 type CreateOutcome = CreatedOnramp | { frozen: true };
 
 /** Where revoked client secrets are announced: `{"kind":"client_secret","id":"<onramp id>"}`. */
-export const ONRAMP_CREDENTIAL_REVOKED_CHANNEL = 'onramp_credential_revoked';
 
 const merchantFrozen = () =>
   new DomainError(ErrorCode.MerchantFrozen, 'This merchant account is frozen; contact support');
@@ -256,7 +256,7 @@ export class OnrampService {
       );
       if (rows.length === 0) throw new DomainError(ErrorCode.NotFound, `No onramp ${onrampId}`);
       await executeInTransaction(tx, 'select pg_notify(?, ?)', [
-        ONRAMP_CREDENTIAL_REVOKED_CHANNEL,
+        CREDENTIAL_REVOKED.name,
         JSON.stringify({ kind: 'client_secret', id: onrampId }),
       ]);
     });

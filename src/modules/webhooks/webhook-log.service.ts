@@ -7,6 +7,7 @@ import { WebhookDelivery } from '../../db/entities/webhook-delivery.entity';
 import { DomainError, ErrorCode, invalidParameter } from '../../domain/errors';
 import type { Cursor } from '../../domain/pagination';
 import { noEndpoint } from './webhook-endpoint.service';
+import { WEBHOOK_DELIVERIES } from '../events/channels';
 
 export interface WebhookAttemptView {
   number: number;
@@ -101,7 +102,7 @@ export class WebhookLogService {
          returning id`,
         [eventId, owner, now, now, now],
       );
-      await executeInTransaction(tx, `select pg_notify('webhook_deliveries', ?)`, [owner]);
+      await executeInTransaction(tx, 'select pg_notify(?, ?)', [WEBHOOK_DELIVERIES.name, owner]);
       return inserted[0].id;
     });
     return this.get(em, id);
