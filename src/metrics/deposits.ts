@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
+import { DEPOSITS_BY_STATUS_SQL } from '../modules/deposits/deposit-counts';
 import { DEPOSIT_STATUSES } from '../modules/deposits/deposit-state-machine';
 import { scrapeQuery } from './scrape-query';
 
@@ -36,7 +37,7 @@ export function registerDepositsGauge(
       orm,
       log,
       'onramp_deposits',
-      'select status, count(*) as count from deposits group by status',
+      DEPOSITS_BY_STATUS_SQL,
     );
     gauge.reset();
     if (!rows) return;

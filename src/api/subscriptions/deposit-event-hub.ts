@@ -5,7 +5,7 @@ import { PgListener } from '../../db/pg-listener';
 import { DomainError, ErrorCode } from '../../domain/errors';
 import { depositViewFromSnapshot } from '../../modules/deposits/deposit-view';
 import { DepositNode } from '../graphql/types/deposit.type';
-import { DepositEventStore, type DepositEventRow } from './deposit-event-store';
+import { DepositEventStore, type DepositEventRow } from '../../modules/events/deposit-event-store';
 import { DEPOSIT_EVENTS, type DepositEventNotice } from '../../modules/events/channels';
 import { DepositSubscribers, type DepositEventFilter } from './deposit-subscribers';
 import { DEFAULT_SUBSCRIBER_QUEUE_LIMIT } from './subscriber-queue';
