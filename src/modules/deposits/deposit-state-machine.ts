@@ -1,3 +1,12 @@
+import {
+  canMove,
+  checkMove,
+  IllegalTransitionError,
+  type TransitionTable,
+} from '../../domain/transitions';
+
+export { IllegalTransitionError };
+
 /**
  * The deposit lifecycle as data: the spec's transition table plus the moves API.md adds
  * (manual resolution, reversal outcomes). One generic function checks a move; services do
@@ -55,22 +64,18 @@ export function isDepositStatus(value: string): value is DepositStatus {
   return (DEPOSIT_STATUSES as readonly string[]).includes(value);
 }
 
-export function canTransition(from: DepositStatus | null, to: DepositStatus): boolean {
-  return from === null ? INITIAL_STATUSES.includes(to) : DEPOSIT_TRANSITIONS[from].includes(to);
-}
+export const DEPOSIT_LIFECYCLE: TransitionTable<DepositStatus> = {
+  subject: 'deposit',
+  initial: INITIAL_STATUSES,
+  moves: DEPOSIT_TRANSITIONS,
+};
 
-export class IllegalTransitionError extends Error {
-  constructor(
-    readonly from: DepositStatus | null,
-    readonly to: DepositStatus,
-  ) {
-    super(`deposit cannot move from ${from ?? '(new)'} to ${to}`);
-    this.name = 'IllegalTransitionError';
-  }
+export function canTransition(from: DepositStatus | null, to: DepositStatus): boolean {
+  return canMove(DEPOSIT_LIFECYCLE, from, to);
 }
 
 /** Checks a move and names the event it produces; throws on a move outside the table. */
 export function transition(from: DepositStatus | null, to: DepositStatus): { event: string } {
-  if (!canTransition(from, to)) throw new IllegalTransitionError(from, to);
+  checkMove(DEPOSIT_LIFECYCLE, from, to);
   return { event: EVENT_ON_ENTRY[to] };
 }

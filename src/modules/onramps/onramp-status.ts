@@ -1,3 +1,5 @@
+import type { TransitionTable } from '../../domain/transitions';
+
 /**
  * What an onramp's status is at a given instant. The expiry sweep persists EXPIRED and frees
  * the virtual account; reads use this so a short-lived onramp reads EXPIRED from the moment
@@ -12,3 +14,21 @@ export function onrampStatusAt(
   }
   return onramp.status;
 }
+
+export type OnrampLifecycleStatus = 'ACTIVE' | 'EXPIRED' | 'COMPLETED' | 'DEACTIVATED';
+
+/**
+ * The onramp lifecycle as data: every onramp starts ACTIVE; a short-lived one EXPIRES at its
+ * TTL (the sweep) or COMPLETES on its one transfer (THROWAWAY); a PERMANENT one is DEACTIVATED
+ * by its merchant. None comes back.
+ */
+export const ONRAMP_LIFECYCLE: TransitionTable<OnrampLifecycleStatus> = {
+  subject: 'onramp',
+  initial: ['ACTIVE'],
+  moves: {
+    ACTIVE: ['EXPIRED', 'COMPLETED', 'DEACTIVATED'],
+    EXPIRED: [],
+    COMPLETED: [],
+    DEACTIVATED: [],
+  },
+};

@@ -3,6 +3,8 @@ import { afterCursor, NEWEST_FIRST } from '../../db/keyset';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../clock';
 import { DomainError, ErrorCode } from '../../domain/errors';
+import { checkMove } from '../../domain/transitions';
+import { ONRAMP_LIFECYCLE } from './onramp-status';
 import { newId, newSecret } from '../../domain/ids';
 import { lagosDay } from '../../domain/lagos-day';
 import {
@@ -229,6 +231,7 @@ export class OnrampService {
         );
       }
       if (onramp.status === OnrampStatus.DEACTIVATED) return onramp;
+      checkMove(ONRAMP_LIFECYCLE, onramp.status, OnrampStatus.DEACTIVATED);
       onramp.status = OnrampStatus.DEACTIVATED;
       onramp.updatedAt = this.clock.now();
       await this.accounts.release(tx, onramp.id);
@@ -277,6 +280,7 @@ export class OnrampService {
         },
       );
       for (const onramp of due) {
+        checkMove(ONRAMP_LIFECYCLE, onramp.status, OnrampStatus.EXPIRED);
         onramp.status = OnrampStatus.EXPIRED;
         onramp.updatedAt = now;
         await this.accounts.release(tx, onramp.id);
