@@ -1,10 +1,10 @@
+import { payoutHasEntries } from '../ledger/ledger-locks';
 import { assetForNgn } from '../../domain/rates';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../clock';
 import type { Deposit } from '../../db/entities/deposit.entity';
 import { Payout } from '../../db/entities/payout.entity';
 import { Rate } from '../../db/entities/rate.entity';
-import { executeInTransaction } from '../../db/locks';
 import { REASON } from './deposit-reasons';
 import {
   planResolution,
@@ -102,13 +102,7 @@ export class DepositResolutionService {
   }
 
   private async released(tx: EntityManager, payout: Payout): Promise<boolean> {
-    const rows = await executeInTransaction<{ n: string }>(
-      tx,
-      `select count(*)::text as n from ledger_transactions
-        where payout_id = ? and kind in ('deposit_unwind', 'deposit_release')`,
-      [payout.id],
-    );
-    return rows[0]?.n !== '0';
+    return payoutHasEntries(tx, payout.id, ['deposit_unwind', 'deposit_release']);
   }
 
   /** The newest valid rate for what the deposit converts to. */

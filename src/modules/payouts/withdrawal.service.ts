@@ -1,9 +1,9 @@
+import { lockAvailableBalance } from '../ledger/ledger-locks';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { afterCursor, NEWEST_FIRST } from '../../db/keyset';
 import type { Clock } from '../../clock';
 import { Merchant, MerchantStatus } from '../../db/entities/merchant.entity';
 import { Withdrawal } from '../../db/entities/withdrawal.entity';
-import { executeInTransaction } from '../../db/locks';
 import { retryOnConflict } from '../../db/retry';
 import { parseChain, validateEvmAddress } from '../../domain/addresses';
 import { DomainError, ErrorCode, invalidParameter, missingParameter } from '../../domain/errors';
@@ -79,12 +79,7 @@ export class WithdrawalService {
           );
         }
         const available = merchantAccount(merchantId, 'usd_available');
-        const [row] = await executeInTransaction<{ balance: string }>(
-          tx,
-          'select balance::text as balance from ledger_accounts where id = ? for update',
-          [available.id],
-        );
-        const balance = dec(row?.balance ?? '0');
+        const balance = await lockAvailableBalance(tx, merchantId);
         if (balance.lt(valid.amount)) {
           throw new DomainError(
             ErrorCode.InsufficientBalance,
