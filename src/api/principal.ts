@@ -24,8 +24,3 @@ export function requirePrincipal(principal: Principal | undefined): Principal {
   if (!principal) throw new DomainError(ErrorCode.Unauthorized, 'Authentication required');
   return principal;
 }
-
-/** The merchant a secret key acts for. */
-export function merchantIdOf(principal: Principal | undefined): string {
-  return requirePrincipal(principal).merchantId;
-}

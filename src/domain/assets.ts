@@ -2,9 +2,6 @@
 export const QUOTE_CURRENCIES = ['USDC', 'USDT', 'USD'] as const;
 export type QuoteCurrency = (typeof QUOTE_CURRENCIES)[number];
 
-export const SOURCE_CURRENCIES = ['NGN'] as const;
-export type SourceCurrency = (typeof SOURCE_CURRENCIES)[number];
-
 export function isQuoteCurrency(value: string): value is QuoteCurrency {
   return (QUOTE_CURRENCIES as readonly string[]).includes(value);
 }

@@ -3,9 +3,6 @@ import { join } from 'node:path';
 import type { Hex } from 'viem';
 import { PROJECT_ROOT } from '../../embedded/paths';
 
-/** Base units per token: both stablecoins use 6 decimals (as USDC and USDT do on mainnet). */
-export const TOKEN_DECIMALS = 6;
-
 /** Checked in; rebuilt from contracts/StableToken.sol by `npm run contracts`. */
 export const STABLE_TOKEN_ARTIFACT_FILE = join(
   PROJECT_ROOT,

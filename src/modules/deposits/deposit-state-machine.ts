@@ -52,14 +52,6 @@ export const EVENT_ON_ENTRY: Readonly<Record<DepositStatus, string>> = {
   REVERSED: 'deposit.reversed',
 };
 
-/** Terminal in the spec's sense: no automatic move leaves them. */
-export const TERMINAL_STATUSES: readonly DepositStatus[] = [
-  'SETTLED',
-  'FAILED',
-  'FLAGGED',
-  'REVERSED',
-];
-
 export function isDepositStatus(value: string): value is DepositStatus {
   return (DEPOSIT_STATUSES as readonly string[]).includes(value);
 }

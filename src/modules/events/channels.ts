@@ -79,9 +79,6 @@ export const WEBHOOK_DELIVERIES: Channel<WebhookDueNotice> = {
   parse: (payload) => (payload.length > 0 ? { merchantId: payload } : null),
 };
 
-/** A withdrawal's status changed (trigger `withdrawals_status_event`). */
-export const WITHDRAWAL_EVENTS_CHANNEL = 'withdrawal_events';
-
 export type RevokedCredential =
   | { kind: 'api_key'; id: string }
   | { kind: 'dashboard_session'; id: string }

@@ -3,7 +3,6 @@ import { validateEvmAddress, parseChain } from '../../domain/addresses';
 import { DomainError, ErrorCode, invalidParameter, missingParameter } from '../../domain/errors';
 
 export type OnrampTypeName = 'THROWAWAY' | 'EPHEMERAL' | 'PERMANENT';
-export type SettlementModeName = 'AUTO_WITHDRAW' | 'MERCHANT_BALANCE';
 export type Stablecoin = 'USDC' | 'USDT';
 
 /** The create-onramp request as both transports hand it over (REST snake_case mapped). */

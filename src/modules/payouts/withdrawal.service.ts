@@ -9,7 +9,7 @@ import { parseChain, validateEvmAddress } from '../../domain/addresses';
 import { DomainError, ErrorCode, invalidParameter, missingParameter } from '../../domain/errors';
 import { newId } from '../../domain/ids';
 import { merchantAccount, transfer } from '../ledger/ledger-accounts';
-import { dec, isDecimalString, type Dec } from '../../domain/money';
+import { ASSET_DECIMALS, dec, isDecimalString, type Dec } from '../../domain/money';
 import type { Cursor } from '../../domain/pagination';
 import type { LedgerService } from '../ledger/ledger.service';
 import type { PayoutService } from './payout.service';
@@ -48,7 +48,7 @@ export class WithdrawalService {
       if (typeof input[field] !== 'string') throw invalidParameter(field, 'must be a string');
     }
     const amountText = input.amount as string;
-    if (!isDecimalString(amountText, 6)) {
+    if (!isDecimalString(amountText, ASSET_DECIMALS)) {
       throw invalidParameter(
         'amount',
         'must be a decimal string with at most 6 places, e.g. "25.50"',
