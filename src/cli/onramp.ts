@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { environmentOf } from '../services';
 import type { KeyEnvironment } from '../db/entities/api-key.entity';
 import { DomainError } from '../domain/errors';
-import { presentDeposit } from '../modules/deposits/deposit-view';
+import { publicDeposit } from '../modules/deposits/public-deposit';
 import { decodeCursor, encodeCursor } from '../domain/pagination';
 import {
   CliError,
@@ -159,7 +159,7 @@ export function buildCli(): Command {
         print(
           !!opts.json,
           {
-            deposits: page.deposits.map(presentDeposit),
+            deposits: page.deposits.map(publicDeposit),
             next_cursor: page.hasMore && last ? encodeCursor(last) : null,
           },
           page.deposits.length === 0
@@ -192,7 +192,7 @@ export function buildCli(): Command {
           depositId,
           opts.settle ? 'settle' : 'return',
         );
-        print(!!opts.json, presentDeposit(deposit), `Deposit ${deposit.id} is ${deposit.status}.`);
+        print(!!opts.json, publicDeposit(deposit), `Deposit ${deposit.id} is ${deposit.status}.`);
       });
     });
   deposits
@@ -205,7 +205,7 @@ export function buildCli(): Command {
         const outcome = await services.operator.recordReversal(orm.em, cliActor(), bankReference);
         print(
           !!opts.json,
-          presentDeposit(outcome.deposit),
+          publicDeposit(outcome.deposit),
           outcome.reversed
             ? `Reversal recorded: deposit ${outcome.deposit.id} is ${outcome.deposit.status}.`
             : `Deposit ${outcome.deposit.id} was already reversed (${outcome.deposit.status}).`,
