@@ -4,11 +4,12 @@ import { environmentOf } from '../services';
 import type { KeyEnvironment } from '../db/entities/api-key.entity';
 import { DomainError } from '../domain/errors';
 import { publicDeposit } from '../modules/deposits/public-deposit';
-import { decodeCursor, encodeCursor } from '../domain/pagination';
+import { encodeCursor } from '../domain/pagination';
 import {
   CliError,
   CliExit,
   cliActor,
+  operatorContextOf,
   depositLine,
   parseEnvironment,
   parseLimit,
@@ -150,11 +151,12 @@ export function buildCli(): Command {
     .option('--json', 'print JSON: REST Deposit objects and the next cursor')
     .action(async (opts: { merchant?: string; limit?: number; after?: string; json?: boolean }) =>
       withServices(async (orm, services) => {
-        const page = await services.operator.listFlagged(orm.em, {
-          merchantId: opts.merchant ?? null,
-          after: opts.after ? decodeCursor(opts.after) : null,
-          limit: opts.limit ?? 20,
-        });
+        const page = await services.deposits.listAfter(
+          orm.em,
+          operatorContextOf(services, opts.merchant ?? null),
+          { status: 'FLAGGED' },
+          { first: opts.limit ?? 20, after: opts.after ?? null },
+        );
         const last = page.deposits[page.deposits.length - 1];
         print(
           !!opts.json,

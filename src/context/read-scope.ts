@@ -9,7 +9,8 @@ export function forbidden(
 
 /**
  * The rows a context may read, for read services to put in their SQL: the merchant's own
- * (`merchantId` null: an operator, every merchant), and for a client secret only its onramp's.
+ * (`merchantId` null: an operator reading every merchant), and for a client secret only its
+ * onramp's.
  */
 export interface ReadScope {
   merchantId: string | null;
@@ -17,7 +18,7 @@ export interface ReadScope {
 }
 
 export function readScopeOf(ctx: RequestContext): ReadScope {
-  if (ctx.kind === 'operator') return { merchantId: null, onrampId: null };
+  if (ctx.kind === 'operator') return { merchantId: ctx.merchantId, onrampId: null };
   const principal = ctx.principal;
   return {
     merchantId: ctx.merchantId,

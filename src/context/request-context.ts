@@ -48,12 +48,15 @@ export interface MerchantContext extends ContextBase {
   readonly merchantId: string;
 }
 
-/** An operator's request (the command line, `/admin/graphql`): every merchant, no onramp limit. */
+/**
+ * An operator's request (the command line, `/admin/graphql`): every merchant, or the one it
+ * narrowed to (`--merchant`, `merchantId:`), no onramp limit.
+ */
 export interface OperatorContext extends ContextBase {
   readonly kind: 'operator';
   /** The person or process acting, as recorded in audit entries. */
   readonly actor: string;
-  readonly merchantId: null;
+  readonly merchantId: string | null;
 }
 
 /** Built once per request by the transport and passed into every read service. */
@@ -80,13 +83,22 @@ export function merchantContext(
   });
 }
 
-export function operatorContext(actor: string, deployment: Deployment): OperatorContext {
+export function operatorContext(
+  actor: string,
+  deployment: Deployment,
+  merchantId: string | null = null,
+): OperatorContext {
   return Object.freeze({
     [BUILT]: true as const,
     kind: 'operator' as const,
     actor,
-    merchantId: null,
+    merchantId,
     environment: deployment.environment,
     clock: deployment.clock,
   });
+}
+
+/** The same operator, reading one merchant only (null: every merchant). */
+export function narrowedTo(ctx: OperatorContext, merchantId: string | null): OperatorContext {
+  return operatorContext(ctx.actor, ctx, merchantId);
 }

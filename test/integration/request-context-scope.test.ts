@@ -1,7 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
-import { createServices, type Services } from '../../src/services';
+import { createServices, environmentOf, type Services } from '../../src/services';
+import { narrowedTo, operatorContext } from '../../src/context/request-context';
 import { DomainError, ErrorCode } from '../../src/domain/errors';
 import { depositViewFromSnapshot } from '../../src/modules/deposits/deposit-view';
 import { createTestDatabase, openTestOrm } from '../support/db';
@@ -208,6 +209,22 @@ describe('reads scoped by the request context', () => {
         id: onramp.sibling,
       });
     });
+  });
+
+  it('an operator reads every merchant, or the one it narrowed to', async () => {
+    const everyone = operatorContext('cli:test', {
+      environment: environmentOf(services.config),
+      clock,
+    });
+    await expect(
+      services.deposits.findView(em(), everyone, deposit.foreign),
+    ).resolves.toMatchObject({ id: deposit.foreign, merchantId: other });
+    const all = await services.deposits.listAfter(em(), everyone, {}, { first: 100, after: null });
+    expect(all.deposits.map((d) => d.id).sort()).toEqual(Object.values(deposit).sort());
+    const one = narrowedTo(everyone, other);
+    const narrowed = await services.deposits.listAfter(em(), one, {}, { first: 100, after: null });
+    expect(narrowed.deposits.map((d) => d.id)).toEqual([deposit.foreign]);
+    await expect(services.deposits.findView(em(), one, deposit.own)).resolves.toBeNull();
   });
 
   it('one mapping: a deposit read with the view columns equals its outbox snapshot', async () => {
