@@ -39,8 +39,6 @@ export interface CreatedOnramp {
 
 type CreateOutcome = CreatedOnramp | { frozen: true };
 
-/** Where revoked client secrets are announced: `{"kind":"client_secret","id":"<onramp id>"}`. */
-
 const merchantFrozen = () =>
   new DomainError(ErrorCode.MerchantFrozen, 'This merchant account is frozen; contact support');
 
@@ -181,10 +179,8 @@ export class OnrampService {
   async find(em: EntityManager, ctx: RequestContext, onrampId: string): Promise<Onramp | null> {
     const scope = readScopeOf(ctx);
     assertOnrampInScope(scope, onrampId);
-    return em.findOne(Onramp, {
-      id: onrampId,
-      ...(scope.merchantId !== null ? { merchantId: scope.merchantId } : {}),
-    });
+    const merchant = scope.merchantId === null ? {} : { merchantId: scope.merchantId };
+    return em.findOne(Onramp, { id: onrampId, ...merchant });
   }
 
   /** `find`, but unknown and another merchant's are 404. */
@@ -274,9 +270,7 @@ export class OnrampService {
         JSON.stringify({ kind: 'client_secret', id: onrampId }),
       ]);
     });
-    const onramp = await em.findOne(Onramp, { id: onrampId, merchantId });
-    if (!onramp) throw new DomainError(ErrorCode.NotFound, `No onramp ${onrampId}`);
-    return onramp;
+    return em.findOneOrFail(Onramp, { id: onrampId, merchantId }); // the update found it
   }
 
   /** The expiry sweep: ACTIVE short-lived onramps past their TTL become EXPIRED, accounts freed. */
