@@ -8,8 +8,8 @@
  * Per request, as the gateway:
  *   1. the API key lookup (`API_KEY_SQL` of src/services/auth.service.ts), 401 when unknown or
  *      revoked;
- *   2. the merchant-scoped deposit select (`DEPOSIT_VIEW_SQL` of
- *      src/modules/deposits/deposit-query.service.ts), 404 when none.
+ *   2. the merchant-scoped deposit select (`DepositQueryService.findView` of
+ *      src/modules/deposits/deposit-query.service.ts for a secret key), 404 when none.
  * The gateway's third statement, the rate-limit counter upsert (one per request, or fewer
  * when requests of one key overlap), is NOT run here: it is part of the service's overhead
  * being measured, not of "the same read".

@@ -1,11 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Principal } from '../services/auth.service';
+import type { MerchantContext, Principal } from '../context/request-context';
 import type { OperatorPrincipal } from '../services/operator-token.service';
 import { DomainError, ErrorCode } from '../domain/errors';
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
+    /** Built with `principal`, once per request: what the read services take. */
+    requestContext?: MerchantContext;
     /** Set on operator routes (`/admin/graphql`) instead of `principal`. */
     operator?: OperatorPrincipal;
     em: EntityManager;
@@ -13,14 +15,17 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** `public` routes skip authentication and rate limiting (health, OpenAPI document). */
     public?: boolean;
-    /** Routes an onramp's client secret may call (each still checks it is that onramp's). */
+    /** Routes an onramp's client secret may call (the read services hold it to its onramp). */
     clientSecret?: boolean;
     /** Operator routes: an operator token, never a merchant key. */
     operator?: boolean;
   }
 }
 
-export function requirePrincipal(principal: Principal | undefined): Principal {
-  if (!principal) throw new DomainError(ErrorCode.Unauthorized, 'Authentication required');
-  return principal;
+/** The context of an authenticated route's request (every route but the public ones). */
+export function requestContextOf(request: { requestContext?: MerchantContext }): MerchantContext {
+  if (!request.requestContext) {
+    throw new DomainError(ErrorCode.Unauthorized, 'Authentication required');
+  }
+  return request.requestContext;
 }

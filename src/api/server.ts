@@ -5,12 +5,13 @@ import { fastifyApolloHandler, fastifyApolloDrainPlugin } from '@as-integrations
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { errorBody, ErrorCode } from '../domain/errors';
-import type { Services } from '../services';
+import { environmentOf, type Services } from '../services';
+import { merchantContext } from '../context/request-context';
 import { forbidden } from '../services/auth.service';
 import { createApollo } from './graphql/apollo';
 import type { GraphQLContext } from './graphql/context';
 import { buildGraphQLSchema } from './graphql/schema';
-import './principal';
+import { requestContextOf } from './principal';
 import { registerRateLimit, type PostgresRateLimitStore } from './rate-limit';
 import { registerIdempotency } from './idempotency';
 import { ErrorResponse } from './rest/schemas';
@@ -66,12 +67,13 @@ export async function buildGateway(options: GatewayOptions) {
   app.addSchema(ErrorResponse);
   installErrorPath(app as unknown as FastifyInstance, { limiter, isGraphQL: isGraphQLRequest });
 
+  const deployment = { environment: environmentOf(services.config), clock: services.clock };
   /**
-   * A bearer key; or, for GraphQL only, the dashboard's session cookie together with its CSRF
-   * token (the cookie alone grants nothing: another site can make a browser send it, but
-   * cannot read the token).
+   * The request's context, built once: from a bearer key; or, for GraphQL only, the
+   * dashboard's session cookie together with its CSRF token (the cookie alone grants nothing:
+   * another site can make a browser send it, but cannot read the token).
    */
-  const principalOf = async (request: FastifyRequest) => {
+  const contextOf = async (request: FastifyRequest) => {
     const session = cookieValue(request.headers, SESSION_COOKIE);
     if (request.headers.authorization === undefined && session && isGraphQLRequest(request)) {
       const csrf = request.headers['x-csrf-token'];
@@ -80,9 +82,10 @@ export async function buildGateway(options: GatewayOptions) {
         session,
         typeof csrf === 'string' ? csrf : '',
       );
-      return resumed.principal;
+      return merchantContext(resumed.principal, deployment, 'dashboard_session');
     }
-    return services.auth.authenticate(request.em, request.headers.authorization);
+    const principal = await services.auth.authenticate(request.em, request.headers.authorization);
+    return merchantContext(principal, deployment);
   };
 
   // SIGTERM: requests already running finish; one arriving on a kept-alive connection after
@@ -116,7 +119,8 @@ export async function buildGateway(options: GatewayOptions) {
     }
     request.em = orm.em.fork();
     if (request.routeOptions.config?.public || !request.routeOptions.url) return;
-    request.principal = await principalOf(request);
+    request.requestContext = await contextOf(request);
+    request.principal = request.requestContext.principal;
     const credential = credentialOf(request);
     if (credential) limiter.remember(credential);
     // Default deny: a client secret reaches only routes that allow it.
@@ -176,6 +180,7 @@ export async function buildGateway(options: GatewayOptions) {
     context: async (request) => ({
       em: request.em,
       principal: request.principal!,
+      requestContext: requestContextOf(request),
       services,
       requestId: request.id,
     }),

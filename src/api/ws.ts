@@ -5,8 +5,8 @@ import { getOperationAST, GraphQLError, type ExecutionResult, type GraphQLSchema
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
-import type { Services } from '../services';
-import type { Principal } from '../services/auth.service';
+import { environmentOf, type Services } from '../services';
+import { merchantContext, type MerchantContext, type Principal } from '../context/request-context';
 import { DomainError, ErrorCode } from '../domain/errors';
 import { hashSecret } from '../services/merchant.service';
 import { formatGraphQLError } from './graphql/errors';
@@ -25,6 +25,8 @@ import { boundCloseReasons, CLOSE_GRACE_MS, closeThenTerminate } from './ws-clos
 
 type ConnectionExtra = Record<PropertyKey, unknown> & {
   principal?: Principal;
+  /** Built with `principal` when the socket authenticates; every subscription's context. */
+  requestContext?: MerchantContext;
   /** Set once authenticated: what the credential checks and caps know of this socket. */
   open?: OpenSocket;
 };
@@ -77,6 +79,7 @@ export function attachGraphQLWebSocket(options: {
   wss.on('connection', boundCloseReasons);
   const format = formatGraphQLError(options.log);
   const { config, clock } = options.services;
+  const deployment = { environment: environmentOf(config), clock };
   const clientAddress = clientAddressResolver(config.TRUST_PROXY);
   const sockets = new SocketRegistry(
     {
@@ -188,6 +191,12 @@ export function attachGraphQLWebSocket(options: {
           // Closed on registration: its credential ended while it was being read.
           if (socket.readyState !== socket.OPEN) return false;
           ctx.extra.principal = credential.principal;
+          // One context for the socket: its credential is fixed for the socket's life.
+          ctx.extra.requestContext = merchantContext(
+            credential.principal,
+            deployment,
+            'sessionId' in credential ? 'dashboard_session' : undefined,
+          );
           ctx.extra.open = open;
           if (presented) options.limiter?.remember(presented);
           return true;
@@ -233,6 +242,7 @@ export function attachGraphQLWebSocket(options: {
         const value = {
           em: options.orm.em.fork(),
           principal: ctx.extra.principal,
+          requestContext: ctx.extra.requestContext,
           services: options.services,
           requestId: `ws_${randomUlid()}`,
           depositEvents: options.depositEvents,

@@ -5,9 +5,10 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { loadConfig, type Config } from '../config';
 import { systemClock } from '../clock';
 import { openOrm } from '../db/orm';
-import { createServices, type Services } from '../services';
+import { createServices, environmentOf, type Services } from '../services';
+import { operatorContext, type OperatorContext } from '../context/request-context';
 import { KeyEnvironment } from '../db/entities/api-key.entity';
-import type { Deposit } from '../db/entities/deposit.entity';
+import type { DepositView } from '../modules/deposits/deposit-view';
 import { EMBEDDED_STATE_FILE } from '../embedded/paths';
 import { parseFirst } from '../domain/pagination';
 import { withSandboxKeyFile } from '../crypto/encryption-keys';
@@ -52,6 +53,15 @@ export function print(json: boolean, value: Record<string, unknown>, human: stri
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
 }
 
+/** The command's request context: the operator at this terminal, every merchant or one. */
+export function operatorContextOf(services: Services, merchantId: string | null): OperatorContext {
+  return operatorContext(
+    cliActor(),
+    { environment: environmentOf(services.config), clock: services.clock },
+    merchantId,
+  );
+}
+
 /** Who the audit log records for actions taken here: the operating-system user. */
 export function cliActor(): string {
   let name: string | undefined;
@@ -72,7 +82,7 @@ export function parseLimit(value: string): number {
   }
 }
 
-export function depositLine(d: Deposit): string {
+export function depositLine(d: DepositView): string {
   const reason = d.flagReason ?? d.failureReason ?? '';
   return `${d.id}  ${d.merchantId}  ${d.status}  ${d.amountNgn} NGN  ${d.createdAt.toISOString()}  ${reason}`;
 }

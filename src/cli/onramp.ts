@@ -3,12 +3,13 @@ import { Command } from 'commander';
 import { environmentOf } from '../services';
 import type { KeyEnvironment } from '../db/entities/api-key.entity';
 import { DomainError } from '../domain/errors';
-import { presentDeposit } from '../modules/deposits/deposit-view';
-import { decodeCursor, encodeCursor } from '../domain/pagination';
+import { publicDeposit } from '../modules/deposits/public-deposit';
+import { encodeCursor } from '../domain/pagination';
 import {
   CliError,
   CliExit,
   cliActor,
+  operatorContextOf,
   depositLine,
   parseEnvironment,
   parseLimit,
@@ -150,16 +151,17 @@ export function buildCli(): Command {
     .option('--json', 'print JSON: REST Deposit objects and the next cursor')
     .action(async (opts: { merchant?: string; limit?: number; after?: string; json?: boolean }) =>
       withServices(async (orm, services) => {
-        const page = await services.operator.listFlagged(orm.em, {
-          merchantId: opts.merchant ?? null,
-          after: opts.after ? decodeCursor(opts.after) : null,
-          limit: opts.limit ?? 20,
-        });
+        const page = await services.deposits.listAfter(
+          orm.em,
+          operatorContextOf(services, opts.merchant ?? null),
+          { status: 'FLAGGED' },
+          { first: opts.limit ?? 20, after: opts.after ?? null },
+        );
         const last = page.deposits[page.deposits.length - 1];
         print(
           !!opts.json,
           {
-            deposits: page.deposits.map(presentDeposit),
+            deposits: page.deposits.map(publicDeposit),
             next_cursor: page.hasMore && last ? encodeCursor(last) : null,
           },
           page.deposits.length === 0
@@ -192,7 +194,7 @@ export function buildCli(): Command {
           depositId,
           opts.settle ? 'settle' : 'return',
         );
-        print(!!opts.json, presentDeposit(deposit), `Deposit ${deposit.id} is ${deposit.status}.`);
+        print(!!opts.json, publicDeposit(deposit), `Deposit ${deposit.id} is ${deposit.status}.`);
       });
     });
   deposits
@@ -205,7 +207,7 @@ export function buildCli(): Command {
         const outcome = await services.operator.recordReversal(orm.em, cliActor(), bankReference);
         print(
           !!opts.json,
-          presentDeposit(outcome.deposit),
+          publicDeposit(outcome.deposit),
           outcome.reversed
             ? `Reversal recorded: deposit ${outcome.deposit.id} is ${outcome.deposit.status}.`
             : `Deposit ${outcome.deposit.id} was already reversed (${outcome.deposit.status}).`,

@@ -3,67 +3,29 @@ import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
 import { KeyEnvironment } from '../db/entities/api-key.entity';
 import { hashSecret, KEY_PREFIX } from './merchant.service';
+import type {
+  ClientSecretPrincipal,
+  Principal,
+  SecretKeyPrincipal,
+} from '../context/request-context';
+import { forbidden } from '../context/read-scope';
 
-/** A merchant's secret key: everything the merchant may do. */
-export interface SecretKeyPrincipal {
-  kind: 'secret_key';
-  merchantId: string;
-  keyId: string;
-}
-
-/** An onramp's client secret: read that onramp and its deposits, subscribe to them; nothing else. */
-export interface ClientSecretPrincipal {
-  kind: 'client_secret';
-  merchantId: string;
-  onrampId: string;
-  /**
-   * When the secret stops working: its onramp stopped taking money (expired, completed or
-   * deactivated) plus the grace period. Absent while the onramp can still receive money.
-   */
-  expiresAt?: Date;
-}
-
-export type Principal = SecretKeyPrincipal | ClientSecretPrincipal;
-
-const BEARER = /^Bearer ([A-Za-z0-9_]{1,200})$/;
-const SECRET_KEY = /^sk_(test|live)_[A-Za-z0-9]{20,100}$/;
-const CLIENT_SECRET = /^oc_[A-Za-z0-9]{20,100}$/;
+// The principal types live with the request context; callers of authenticate() find them here.
+export type { ClientSecretPrincipal, Principal, SecretKeyPrincipal };
+export { forbidden };
 
 function unauthorized(message: string): DomainError {
   return new DomainError(ErrorCode.Unauthorized, message);
 }
 
-export function forbidden(
-  message = 'A client secret can only read its own onramp and deposits',
-): DomainError {
-  return new DomainError(ErrorCode.Forbidden, message);
-}
+const BEARER = /^Bearer ([A-Za-z0-9_]{1,200})$/;
+const SECRET_KEY = /^sk_(test|live)_[A-Za-z0-9]{20,100}$/;
+const CLIENT_SECRET = /^oc_[A-Za-z0-9]{20,100}$/;
 
 /** The merchant behind a secret key; a client secret used here is 403 forbidden. */
 export function requireSecretKey(principal: Principal): SecretKeyPrincipal {
   if (principal.kind !== 'secret_key') throw forbidden();
   return principal;
-}
-
-/** A secret key of the owner, or the onramp's own client secret. */
-export function assertCanReadOnramp(principal: Principal, onrampId: string): void {
-  if (principal.kind === 'client_secret' && principal.onrampId !== onrampId) throw forbidden();
-}
-
-/**
- * The onramp a deposit listing is limited to: a client secret's own onramp is implied, and
- * naming another one is forbidden; a secret key lists what it asks for.
- */
-export function depositListScope(
-  principal: Principal,
-  requestedOnrampId: string | null | undefined,
-): string | undefined {
-  const onrampId =
-    principal.kind === 'client_secret'
-      ? requestedOnrampId || principal.onrampId
-      : requestedOnrampId || undefined;
-  if (onrampId) assertCanReadOnramp(principal, onrampId);
-  return onrampId;
 }
 
 /**

@@ -4,11 +4,9 @@ import type { Clock } from '../clock';
 import { Deposit } from '../db/entities/deposit.entity';
 import type { KeyEnvironment } from '../db/entities/api-key.entity';
 import { Merchant, MerchantStatus } from '../db/entities/merchant.entity';
-import { afterCursor, NEWEST_FIRST } from '../db/keyset';
 import { retryOnConflict } from '../db/retry';
 import type { Resolution } from '../modules/deposits/deposit-resolution-rules';
 import { DomainError, ErrorCode, invalidParameter } from '../domain/errors';
-import type { Cursor } from '../domain/pagination';
 import type { AuditLogService } from './audit-log.service';
 import { depositSnapshot, merchantSnapshot } from './audit-snapshots';
 import type { DepositResolutionService } from '../modules/deposits/deposit-resolution.service';
@@ -98,21 +96,6 @@ export class OperatorService {
         return merchant;
       }),
     );
-  }
-
-  /** FLAGGED deposits of every merchant, newest first, with their flag_reason. */
-  async listFlagged(
-    em: EntityManager,
-    options: { after: Cursor | null; limit: number; merchantId?: string | null },
-  ): Promise<{ deposits: Deposit[]; hasMore: boolean }> {
-    const where = options.merchantId
-      ? { status: 'FLAGGED' as const, merchantId: options.merchantId }
-      : { status: 'FLAGGED' as const };
-    const rows = await em.fork().find(Deposit, afterCursor(where, options.after), {
-      orderBy: NEWEST_FIRST,
-      limit: options.limit + 1,
-    });
-    return { deposits: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
   }
 
   /** Manual resolution (API.md): FLAGGED to PENDING_FX at the current rate, or to FAILED. */

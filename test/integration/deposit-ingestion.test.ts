@@ -6,6 +6,7 @@ import { DomainError, ErrorCode } from '../../src/domain/errors';
 import { DEPOSIT_TRANSITIONS } from '../../src/modules/deposits/deposit-state-machine';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { depositKit } from '../support/deposits';
+import { secretKeyContext } from '../support/contexts';
 
 describe('deposit ingestion: first status, events, idempotency (real PostgreSQL)', () => {
   let orm: MikroORM;
@@ -85,7 +86,11 @@ describe('deposit ingestion: first status, events, idempotency (real PostgreSQL)
     const onramp = await kit.onramp(merchant, 'THROWAWAY');
     const first = await kit.transfer(onramp.accountNumber, '15000');
     expect(first.status).toBe('PENDING_FX');
-    const reread = await services.onramps.get(orm.em.fork(), merchant, onramp.id);
+    const reread = await services.onramps.get(
+      orm.em.fork(),
+      secretKeyContext(services, merchant),
+      onramp.id,
+    );
     expect(reread.status).toBe('COMPLETED');
     const [assignment] = await orm.em
       .fork()

@@ -11,6 +11,7 @@ import type { GraphQLContext } from '../../src/api/graphql/context';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { depositKit } from '../support/deposits';
 import { aliasedDepositPages } from '../support/graphql-documents';
+import { secretKeyContext } from '../support/contexts';
 
 /**
  * The merchant GraphQL schema executed by Apollo as the gateway builds it (same rules and
@@ -61,6 +62,7 @@ describe('GraphQL per-node fields are loaded in batches (real PostgreSQL)', () =
         contextValue: {
           em: orm.em.fork(),
           principal: { kind: 'secret_key', merchantId, keyId: 'key_test' },
+          requestContext: secretKeyContext(services, merchantId),
           services,
           requestId: 'req_test',
         },
@@ -107,13 +109,17 @@ describe('GraphQL per-node fields are loaded in batches (real PostgreSQL)', () =
   });
 
   it('never returns another merchant’s history', async () => {
-    const histories = await services.deposits.statusHistories(orm.em.fork(), merchantId, [
-      otherDepositId,
-    ]);
+    const histories = await services.deposits.statusHistories(
+      orm.em.fork(),
+      secretKeyContext(services, merchantId),
+      [otherDepositId],
+    );
     expect(histories.size).toBe(0);
-    const own = await services.deposits.statusHistories(orm.em.fork(), otherMerchantId, [
-      otherDepositId,
-    ]);
+    const own = await services.deposits.statusHistories(
+      orm.em.fork(),
+      secretKeyContext(services, otherMerchantId),
+      [otherDepositId],
+    );
     expect(own.get(otherDepositId)?.length).toBeGreaterThan(0);
   });
 });

@@ -5,6 +5,7 @@ import { createServices, type Services } from '../../src/services';
 import { DomainError, ErrorCode } from '../../src/domain/errors';
 import { dec } from '../../src/domain/money';
 import { createTestDatabase, openTestOrm } from '../support/db';
+import { secretKeyContext } from '../support/contexts';
 
 const market = {
   name: 'fixed',
@@ -99,7 +100,11 @@ describe('onramp service (real PostgreSQL, injected clock)', () => {
     expect(await services.onramps.expireDue(orm.em.fork())).toBe(0);
     clock.advance(1);
     expect(await services.onramps.expireDue(orm.em.fork())).toBe(1);
-    const after = await services.onramps.get(orm.em.fork(), merchantId, onramp.id);
+    const after = await services.onramps.get(
+      orm.em.fork(),
+      secretKeyContext(services, merchantId),
+      onramp.id,
+    );
     expect(after.status).toBe('EXPIRED');
     const [assignment] = await orm.em
       .fork()

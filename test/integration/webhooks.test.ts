@@ -3,7 +3,7 @@ import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
 import { TEST_ENCRYPTION_KEY } from '../support/stack';
 import { createServices, environmentOf, type Services } from '../../src/services';
-import { presentDeposit } from '../../src/modules/deposits/deposit-view';
+import { publicDeposit } from '../../src/modules/deposits/public-deposit';
 import { plannedRetryOffsetMs, JITTER } from '../../src/modules/webhooks/webhook-schedule';
 import { DomainError } from '../../src/domain/errors';
 import { HttpWebhookSender } from '../../src/adapters/webhook/webhook-sender';
@@ -88,7 +88,7 @@ describe('webhook delivery (real PostgreSQL, real HTTP receiver)', () => {
     expect(created.data).toMatchObject({ deposit_id: deposit.id, status: 'PENDING_FX' });
     expect(settled.event).toBe('deposit.settled');
     // The full Deposit, exactly as REST shows it now that it is settled.
-    expect(settled.data).toEqual(presentDeposit(await kit.reload(deposit.id)));
+    expect(settled.data).toEqual(publicDeposit(await kit.reload(deposit.id)));
     expect(receiver.received[1].headers['webhook-id']).toBe(settled.event_id);
     expect(receiver.received[1].headers['content-type']).toBe('application/json');
 

@@ -3,6 +3,7 @@ import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { KeyEnvironment } from '../../db/entities/api-key.entity';
 import { DomainError, ErrorCode } from '../../domain/errors';
 import { decodeCursor, encodeCursor, parseFirst } from '../../domain/pagination';
+import { narrowedTo } from '../../context/request-context';
 import { environmentOf } from '../../services';
 import { checkLedger, LEDGER_CHECK_NAMES } from '../../modules/ledger/ledger-check';
 import { connectionOf } from '../graphql/types/connection';
@@ -36,19 +37,15 @@ export class AdminResolver {
     @Arg('merchantId', () => ID, { nullable: true }) merchantId: string | null,
     @Ctx() ctx: AdminContext,
   ): Promise<DepositConnectionType> {
-    const limit = parseFirst(first);
-    const page = await ctx.services.operator.listFlagged(ctx.em, {
-      after: after ? decodeCursor(after) : null,
-      limit,
-      merchantId,
-    });
-    const totalCount = await ctx.em.fork().count('Deposit', {
-      status: 'FLAGGED',
-      ...(merchantId ? { merchantId } : {}),
-    });
+    const page = await ctx.services.deposits.listAfter(
+      ctx.em,
+      narrowedTo(ctx.requestContext, merchantId || null),
+      { status: 'FLAGGED' },
+      { first, after },
+    );
     return Object.assign(new DepositConnectionType(), {
       ...connectionOf(page.deposits, DepositNode.from, encodeCursor, page.hasMore, !!after),
-      totalCount,
+      totalCount: page.total,
     });
   }
 

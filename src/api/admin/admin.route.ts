@@ -1,6 +1,7 @@
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../services';
+import { environmentOf, type Services } from '../../services';
+import { operatorContext } from '../../context/request-context';
 import { createApollo } from '../graphql/apollo';
 import type { AdminContext } from './admin-context';
 import { buildAdminSchema } from './admin-schema';
@@ -22,6 +23,10 @@ export async function registerAdminGraphQL(
     plugins: [fastifyApolloDrainPlugin(app)],
   });
   await apollo.start();
+  const deployment = {
+    environment: environmentOf(options.services.config),
+    clock: options.services.clock,
+  };
   app.route({
     method: 'POST',
     url: ADMIN_GRAPHQL_PATH,
@@ -31,6 +36,8 @@ export async function registerAdminGraphQL(
       context: async (request) => ({
         em: request.em,
         operator: request.operator!,
+        // The audit log's actor: the operator token's name.
+        requestContext: operatorContext(`operator:${request.operator!.name}`, deployment),
         services: options.services,
         requestId: request.id,
       }),

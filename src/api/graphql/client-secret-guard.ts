@@ -4,7 +4,8 @@ import { forbidden } from '../../services/auth.service';
 
 /**
  * Default deny for client secrets: of the root fields, only these may be reached with one,
- * and each of them checks the onramp is the secret's own. New fields are closed until listed.
+ * and the read services they call hold it to its onramp (the request context's scope). New
+ * fields are closed until listed.
  */
 export const CLIENT_SECRET_FIELDS = new Set([
   'Query.onramp',

@@ -1,12 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Principal } from '../../services/auth.service';
+import type { MerchantContext, Principal } from '../../context/request-context';
 import type { Services } from '../../services';
 import type { DepositEvents } from '../subscriptions/deposit-event-hub';
 
-/** What every resolver receives: a fresh EntityManager, the caller, and the use cases. */
+/** What every resolver receives: a fresh EntityManager, the caller and its context, and the use cases. */
 export interface GraphQLContext {
   em: EntityManager;
   principal: Principal;
+  /** The caller's request context (principal, merchant, environment, clock): read services take it. */
+  requestContext: MerchantContext;
   services: Services;
   requestId: string;
   /** Live deposit events; only over graphql-ws (subscriptions are not served over HTTP). */

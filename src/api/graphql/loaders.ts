@@ -15,8 +15,8 @@ const statusHistoryLoaders = new WeakMap<GraphQLContext, DataLoader<string, Stat
 
 /**
  * `Deposit.statusHistory` for every deposit of one execution in one query: graphql-js resolves
- * a list's items in the same tick, and DataLoader collects their keys. Scoped to the caller's
- * merchant. Not caching: a websocket subscription keeps its context across executions, and
+ * a list's items in the same tick, and DataLoader collects their keys. Scoped by the caller's
+ * context (its merchant; a client secret's onramp). Not caching: a websocket subscription keeps its context across executions, and
  * each status change must read the history afresh.
  */
 export function statusHistoryLoader(ctx: GraphQLContext): DataLoader<string, StatusChange[]> {
@@ -26,7 +26,7 @@ export function statusHistoryLoader(ctx: GraphQLContext): DataLoader<string, Sta
       async (depositIds) => {
         const histories = await ctx.services.deposits.statusHistories(
           ctx.em,
-          ctx.principal.merchantId,
+          ctx.requestContext,
           depositIds,
         );
         return depositIds.map((id) => histories.get(id) ?? []);

@@ -1,6 +1,7 @@
 import type { Onramp } from '../../db/entities/onramp.entity';
 import { onrampStatusAt } from '../../modules/onramps/onramp-status';
 import type { Rate } from '../../db/entities/rate.entity';
+import type { MerchantBalance } from '../../modules/ledger/ledger.service';
 
 /** REST shapes (snake_case). Rates are JSON numbers as the spec shows; money amounts elsewhere are strings. */
 export function presentRate(rate: Rate) {
@@ -45,5 +46,17 @@ export function presentOnramp(onramp: Onramp, now: Date) {
     user: { email: onramp.userEmail },
     created_at: onramp.createdAt.toISOString(),
     updated_at: onramp.updatedAt.toISOString(),
+  };
+}
+
+/** The spec's Merchant balance object; amounts are decimal strings (6 places). */
+export function presentBalance(b: MerchantBalance) {
+  return {
+    merchant_id: b.merchantId,
+    balances: {
+      usd_available: b.usdAvailable,
+      usd_pending_withdrawal: b.usdPendingWithdrawal,
+    },
+    updated_at: b.updatedAt.toISOString(),
   };
 }

@@ -1,161 +1,139 @@
-import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import type { DepositView } from './deposit-view';
-import { afterCursor, NEWEST_FIRST } from '../../db/keyset';
-import { Deposit } from '../../db/entities/deposit.entity';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { depositViewFromRow, depositViewSelect, type DepositView } from './deposit-view';
+import type { DepositViewRow } from './deposit-view';
 import { DomainError, ErrorCode, invalidParameter } from '../../domain/errors';
-import type { DepositFilter } from './deposit-filter';
-import type { Cursor } from '../../domain/pagination';
+import { parseDepositFilter, type DepositFilterInput } from './deposit-filter';
+import { decodeCursor, parseFirst, type Cursor } from '../../domain/pagination';
+import { lagosDay } from '../../domain/lagos-day';
 import { TEXT_ARRAY, textArray } from '../../db/text-array';
+import type { RequestContext } from '../../context/request-context';
+import {
+  forbidden,
+  listingOnramp,
+  merchantWide,
+  readScopeOf,
+  type ReadScope,
+} from '../../context/read-scope';
+import { depositConditions, type DepositConditions } from './deposit-conditions';
 
-function whereOf(merchantId: string, filter: DepositFilter): FilterQuery<Deposit> {
-  const createdAt: Record<string, Date> = {};
-  if (filter.createdFrom) createdAt.$gte = filter.createdFrom;
-  if (filter.createdBefore) createdAt.$lt = filter.createdBefore;
-  return {
-    merchantId,
-    ...(filter.onrampId ? { onrampId: filter.onrampId } : {}),
-    ...(filter.status ? { status: filter.status } : {}),
-    ...(Object.keys(createdAt).length > 0 ? { createdAt } : {}),
-    ...(filter.updatedSince ? { updatedAt: { $gte: filter.updatedSince } } : {}),
-  } as FilterQuery<Deposit>;
+/** What a deposit subscription may watch, decided by the caller's context. */
+export interface DepositWatch {
+  merchantId: string;
+  onrampId?: string;
+  depositId?: string;
 }
+
+export type StatusHistory = Array<{ status: string; event: string; at: Date }>;
 
 /**
- * One deposit as the API shows it, by id and merchant: the read clients poll, so it skips the
- * ORM (query building, identity map, hydration cost several times the query itself) and maps
- * the row as MikroORM would (numerics stay strings; timestamps parsed by the platform).
+ * Reading deposits, always through a request context: its scope (the merchant, and a client
+ * secret's one onramp) is part of every query's WHERE, so a row outside it is never loaded.
+ * Plain SQL of `DEPOSIT_VIEW_COLUMNS`: the reads clients poll skip the ORM's query building,
+ * identity map and hydration, which cost several times the query itself. Newest first
+ * (created_at desc, then id desc).
  */
-export const DEPOSIT_VIEW_SQL =
-  'select "d0"."id", "d0"."onramp_id", "d0"."merchant_id", "d0"."payment_reference", ' +
-  '"d0"."user_email", "d0"."amount_ngn", "d0"."bank_reference", "d0"."rate_id", ' +
-  '"d0"."amount_asset", "d0"."asset", "d0"."chain", "d0"."tx_hash", "d0"."status", ' +
-  '"d0"."failure_reason", "d0"."flag_reason", "d0"."created_at", "d0"."settled_at", ' +
-  '"d0"."updated_at" from "deposits" as "d0" where "d0"."id" = ? and "d0"."merchant_id" = ? limit 1';
-
-interface DepositViewRow {
-  id: string;
-  onramp_id: string;
-  merchant_id: string;
-  payment_reference: string;
-  user_email: string;
-  amount_ngn: string;
-  bank_reference: string;
-  rate_id: string | null;
-  amount_asset: string | null;
-  asset: string | null;
-  chain: string | null;
-  tx_hash: string | null;
-  status: DepositView['status'];
-  failure_reason: string | null;
-  flag_reason: string | null;
-  created_at: string;
-  settled_at: string | null;
-  updated_at: string;
-}
-
-/** Reading deposits for polling: newest first (created_at desc, then id desc). */
 export class DepositQueryService {
-  /** The API's view of one deposit of this merchant; null when unknown or another's. */
+  /**
+   * One deposit within the context's scope; null when unknown or another merchant's. A client
+   * secret asking for a deposit of another onramp of its merchant is 403, as it always was.
+   */
   async findView(
     em: EntityManager,
-    merchantId: string,
+    ctx: RequestContext,
     depositId: string,
   ): Promise<DepositView | null> {
-    const [row] = await em.execute<DepositViewRow[]>(DEPOSIT_VIEW_SQL, [depositId, merchantId]);
-    if (!row) return null;
-    const platform = em.getPlatform();
-    const date = (value: string) => platform.parseDate(value) as Date;
-    return {
-      id: row.id,
-      onrampId: row.onramp_id,
-      merchantId: row.merchant_id,
-      paymentReference: row.payment_reference,
-      userEmail: row.user_email,
-      amountNgn: row.amount_ngn,
-      bankReference: row.bank_reference,
-      rateId: row.rate_id,
-      amountAsset: row.amount_asset,
-      asset: row.asset,
-      chain: row.chain,
-      txHash: row.tx_hash,
-      status: row.status,
-      failureReason: row.failure_reason,
-      flagReason: row.flag_reason,
-      createdAt: date(row.created_at),
-      settledAt: row.settled_at === null ? null : date(row.settled_at),
-      updatedAt: date(row.updated_at),
-    };
+    const scope = readScopeOf(ctx);
+    const where = depositConditions(scope, { id: depositId });
+    const [row] = await em.execute<DepositViewRow[]>(
+      `select ${depositViewSelect('d0')} from "deposits" as "d0" where ${where.sql} limit 1`,
+      where.params,
+    );
+    if (row) return depositViewFromRow(row);
+    if (scope.onrampId !== null) await this.refuseIfOfAnotherOnramp(em, scope, depositId);
+    return null;
   }
 
-  /** `findView`, but another merchant's id is 404 like an unknown one. */
-  async getView(em: EntityManager, merchantId: string, depositId: string): Promise<DepositView> {
-    const deposit = await this.findView(em, merchantId, depositId);
+  /** `findView`, but unknown and another merchant's are 404. */
+  async getView(em: EntityManager, ctx: RequestContext, depositId: string): Promise<DepositView> {
+    const deposit = await this.findView(em, ctx, depositId);
     if (!deposit) throw new DomainError(ErrorCode.NotFound, `No deposit ${depositId}`);
     return deposit;
   }
 
-  async find(em: EntityManager, merchantId: string, depositId: string): Promise<Deposit | null> {
-    return em.findOne(Deposit, { id: depositId, merchantId });
-  }
-
-  /** Another merchant's id is 404 like an unknown one. */
-  async get(em: EntityManager, merchantId: string, depositId: string): Promise<Deposit> {
-    const deposit = await this.find(em, merchantId, depositId);
-    if (!deposit) throw new DomainError(ErrorCode.NotFound, `No deposit ${depositId}`);
-    return deposit;
-  }
-
+  /** An offset page (REST). The filter's onramp is checked against the scope before parsing. */
   async list(
     em: EntityManager,
-    merchantId: string,
-    filter: DepositFilter,
+    ctx: RequestContext,
+    input: DepositFilterInput,
     page: { offset: number; limit: number },
-  ): Promise<{ deposits: Deposit[]; total: number }> {
-    const [deposits, total] = await em.findAndCount(Deposit, whereOf(merchantId, filter), {
-      orderBy: NEWEST_FIRST,
-      offset: page.offset,
-      limit: page.limit,
-    });
-    return { deposits, total };
+  ): Promise<{ deposits: DepositView[]; total: number }> {
+    const where = this.listConditions(ctx, input);
+    const [rows, total] = await Promise.all([
+      this.select(em, where, `offset ${Number(page.offset)}`, page.limit),
+      this.count(em, where),
+    ]);
+    return { deposits: rows, total };
   }
 
-  /** Keyset page for GraphQL connections, strictly after the cursor. */
+  /**
+   * A keyset page for GraphQL connections, strictly after the cursor. `first` and `after`
+   * arrive as the client sent them and are checked after the scope and the filter, the order
+   * the answers have always had.
+   */
   async listAfter(
     em: EntityManager,
-    merchantId: string,
-    filter: DepositFilter,
-    after: Cursor | null,
-    limit: number,
-  ): Promise<{ deposits: Deposit[]; total: number; hasMore: boolean }> {
-    const base = whereOf(merchantId, filter);
-    const where = afterCursor(base, after);
+    ctx: RequestContext,
+    input: DepositFilterInput,
+    page: { first: number | null; after: string | null },
+  ): Promise<{ deposits: DepositView[]; total: number; hasMore: boolean; after: Cursor | null }> {
+    const base = this.listConditions(ctx, input);
+    const limit = parseFirst(page.first);
+    const after = page.after ? decodeCursor(page.after) : null;
+    const where = after
+      ? {
+          sql: `${base.sql} and ("d0"."created_at" < ? or ("d0"."created_at" = ? and "d0"."id" < ?))`,
+          params: [...base.params, after.createdAt, after.createdAt, after.id],
+        }
+      : base;
     const [rows, total] = await Promise.all([
-      em.find(Deposit, where as FilterQuery<Deposit>, { orderBy: NEWEST_FIRST, limit: limit + 1 }),
-      em.count(Deposit, base),
+      this.select(em, where, '', limit + 1),
+      this.count(em, base),
     ]);
-    return { deposits: rows.slice(0, limit), total, hasMore: rows.length > limit };
+    return { deposits: rows.slice(0, limit), total, hasMore: rows.length > limit, after };
   }
 
   /**
    * Each status entry of the given deposits, oldest first (from the outbox), in one query for
-   * a whole page: keyed by deposit id, only the merchant's own (another merchant's id, or an
-   * unknown one, maps to nothing).
+   * a whole page, keyed by deposit id: only those within the scope (another merchant's id, an
+   * unknown one, or for a client secret another onramp's, maps to nothing).
    */
   async statusHistories(
     em: EntityManager,
-    merchantId: string,
+    ctx: RequestContext,
     depositIds: readonly string[],
-  ): Promise<Map<string, Array<{ status: string; event: string; at: Date }>>> {
-    const histories = new Map<string, Array<{ status: string; event: string; at: Date }>>();
+  ): Promise<Map<string, StatusHistory>> {
+    const histories = new Map<string, StatusHistory>();
     if (depositIds.length === 0) return histories;
-    const rows = await em
-      .getConnection()
-      .execute<Array<{ deposit_id: string; status: string; kind: string; created_at: string }>>(
-        `select deposit_id, status, kind, created_at from events
-          where merchant_id = ? and deposit_id = any(${TEXT_ARRAY})
-          order by deposit_id, seq`,
-        [merchantId, textArray([...new Set(depositIds)])],
+    const scope = readScopeOf(ctx);
+    const conditions = [`e.deposit_id = any(${TEXT_ARRAY})`];
+    const params: unknown[] = [textArray([...new Set(depositIds)])];
+    if (scope.merchantId !== null) {
+      conditions.push('e.merchant_id = ?');
+      params.push(scope.merchantId);
+    }
+    if (scope.onrampId !== null) {
+      conditions.push(
+        'exists (select 1 from deposits d where d.id = e.deposit_id and d.onramp_id = ?)',
       );
+      params.push(scope.onrampId);
+    }
+    const rows = await em.execute<
+      Array<{ deposit_id: string; status: string; kind: string; created_at: string }>
+    >(
+      `select e.deposit_id, e.status, e.kind, e.created_at from events e
+        where ${conditions.join(' and ')} order by e.deposit_id, e.seq`,
+      params,
+    );
     for (const r of rows) {
       const list = histories.get(r.deposit_id) ?? [];
       list.push({ status: r.status, event: r.kind, at: new Date(r.created_at) });
@@ -165,22 +143,43 @@ export class DepositQueryService {
   }
 
   /**
+   * What a `depositUpdated` subscription may watch. The merchant is always the caller's own,
+   * so another merchant's onramp or deposit id simply matches nothing. A client secret is held
+   * to its onramp: naming another onramp, or a deposit of another onramp of its merchant, is
+   * 403; an unknown deposit id matches nothing.
+   */
+  async watch(
+    em: EntityManager,
+    ctx: RequestContext,
+    args: { onrampId?: string | null; depositId?: string | null },
+  ): Promise<DepositWatch> {
+    const scope = readScopeOf(ctx);
+    if (scope.merchantId === null) throw new Error('subscriptions are a merchant read');
+    const onrampId = listingOnramp(scope, args.onrampId);
+    const depositId = args.depositId || undefined;
+    if (depositId && scope.onrampId !== null) {
+      await this.refuseIfOfAnotherOnramp(em, scope, depositId);
+    }
+    return { merchantId: scope.merchantId, onrampId, depositId };
+  }
+
+  /**
    * USD (amount_asset) of the merchant's SETTLED deposits per Africa/Lagos day of settlement,
-   * for the `days` days up to and including `today`, oldest first, empty days included.
+   * for the `days` days up to and including today (the context's clock), oldest first, empty
+   * days included. A secret key's read: a client secret is 403.
    */
   async settledVolume(
     em: EntityManager,
-    merchantId: string,
-    today: string,
+    ctx: RequestContext,
     days: number,
   ): Promise<Array<{ day: string; usd: string; count: number }>> {
+    const merchantId = merchantWide(ctx);
     if (!Number.isInteger(days) || days < 1 || days > MAX_VOLUME_DAYS) {
       throw invalidParameter('days', `must be an integer from 1 to ${MAX_VOLUME_DAYS}`);
     }
-    const rows = await em
-      .getConnection()
-      .execute<Array<{ day: string; usd: string; count: number }>>(
-        `with days as (
+    const today = lagosDay(ctx.clock.now());
+    const rows = await em.execute<Array<{ day: string; usd: string; count: number }>>(
+      `with days as (
          select generate_series(?::date - (? - 1), ?::date, interval '1 day')::date as day
        )
        select to_char(days.day, 'YYYY-MM-DD') as day,
@@ -192,9 +191,57 @@ export class DepositQueryService {
           and (d.settled_at at time zone 'Africa/Lagos')::date = days.day
         group by days.day
         order by days.day`,
-        [today, days, today, merchantId],
-      );
+      [today, days, today, merchantId],
+    );
     return rows.map((r) => ({ day: r.day, usd: r.usd, count: Number(r.count) }));
+  }
+
+  /** The scope first (a client secret naming another onramp is 403), then the filter. */
+  private listConditions(ctx: RequestContext, input: DepositFilterInput): DepositConditions {
+    const scope = readScopeOf(ctx);
+    const onrampId = listingOnramp(scope, input.onrampId);
+    const filter = parseDepositFilter({ ...input, onrampId });
+    return depositConditions(scope, filter);
+  }
+
+  private async select(
+    em: EntityManager,
+    where: DepositConditions,
+    offset: string,
+    limit: number,
+  ): Promise<DepositView[]> {
+    const rows = await em.execute<DepositViewRow[]>(
+      `select ${depositViewSelect('d0')} from "deposits" as "d0" where ${where.sql}
+        order by "d0"."created_at" desc, "d0"."id" desc limit ${Number(limit)} ${offset}`,
+      where.params,
+    );
+    return rows.map(depositViewFromRow);
+  }
+
+  private async count(em: EntityManager, where: DepositConditions): Promise<number> {
+    const [row] = await em.execute<Array<{ total: number }>>(
+      `select count(*)::int as total from "deposits" as "d0" where ${where.sql}`,
+      where.params,
+    );
+    return Number(row.total);
+  }
+
+  /**
+   * After a scoped read found nothing: a deposit of the client secret's merchant under another
+   * onramp is 403 (the answer it has always had); unknown or another merchant's stays absent.
+   * Only whether such a deposit exists is read, never the row.
+   */
+  private async refuseIfOfAnotherOnramp(
+    em: EntityManager,
+    scope: ReadScope,
+    depositId: string,
+  ): Promise<void> {
+    const rows = await em.execute<unknown[]>(
+      'select 1 from "deposits" as "d0" ' +
+        'where "d0"."id" = ? and "d0"."merchant_id" = ? and "d0"."onramp_id" <> ? limit 1',
+      [depositId, scope.merchantId, scope.onrampId],
+    );
+    if (rows.length > 0) throw forbidden();
   }
 }
 

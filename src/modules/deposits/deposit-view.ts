@@ -1,13 +1,12 @@
 import type { DepositStatus } from './deposit-state-machine';
 import { isDepositStatus } from './deposit-state-machine';
-import { ASSET_DECIMALS, dec, NGN_DECIMALS, toFixedDown } from '../../domain/money';
-import type { MerchantBalance } from '../ledger/ledger.service';
 
 /**
  * What the API shows of a deposit, whichever source it comes from: a `Deposit` entity fits
- * this interface as is, and an outbox event's row snapshot converts to it
- * (`depositViewFromSnapshot`). Internal columns (limits, Lagos day, sender details, settlement
- * mode, account number, FX and reversal times) are not part of it, so they cannot leak.
+ * this interface as is, and a row read with `DEPOSIT_VIEW_COLUMNS` or an outbox event's row
+ * snapshot converts to it (`depositViewFromRow`). Internal columns (limits, Lagos day, sender
+ * details, settlement mode, account number, FX and reversal times) are not part of it, so they
+ * cannot leak.
  */
 export interface DepositView {
   id: string;
@@ -30,98 +29,100 @@ export interface DepositView {
   updatedAt: Date;
 }
 
-/** Amounts are decimal strings: NGN with 2 places, asset units with 6 (rounded down). */
-export const ngnAmount = (value: string): string => toFixedDown(dec(value), NGN_DECIMALS);
-export const assetAmount = (value: string | null): string | null =>
-  value === null ? null : toFixedDown(dec(value), ASSET_DECIMALS);
+/**
+ * The one list of `deposits` columns the view is made of. SQL reads select exactly these, and
+ * the outbox snapshot (`to_jsonb` of the row) carries them under the same names, so both go
+ * through the one mapping below; a column missing here does not compile there.
+ */
+export const DEPOSIT_VIEW_COLUMNS = [
+  'id',
+  'onramp_id',
+  'merchant_id',
+  'payment_reference',
+  'user_email',
+  'amount_ngn',
+  'bank_reference',
+  'rate_id',
+  'amount_asset',
+  'asset',
+  'chain',
+  'tx_hash',
+  'status',
+  'failure_reason',
+  'flag_reason',
+  'created_at',
+  'settled_at',
+  'updated_at',
+] as const;
 
-/** The REST Deposit object (snake_case): the spec's table, nothing internal. */
-export function presentDeposit(d: DepositView) {
-  return {
-    deposit_id: d.id,
-    onramp_id: d.onrampId,
-    merchant_id: d.merchantId,
-    payment_reference: d.paymentReference,
-    user_email: d.userEmail,
-    amount_ngn: ngnAmount(d.amountNgn),
-    bank_reference: d.bankReference,
-    rate_id: d.rateId,
-    amount_asset: assetAmount(d.amountAsset),
-    asset: d.asset,
-    chain: d.chain,
-    tx_hash: d.txHash,
-    status: d.status,
-    failure_reason: d.failureReason,
-    flag_reason: d.flagReason,
-    created_at: d.createdAt.toISOString(),
-    settled_at: d.settledAt?.toISOString() ?? null,
-    updated_at: d.updatedAt.toISOString(),
-  };
+export type DepositViewRow = { readonly [C in (typeof DEPOSIT_VIEW_COLUMNS)[number]]: unknown };
+
+/** The select list for a query aliasing `deposits` as `alias`. */
+export function depositViewSelect(alias: string): string {
+  return DEPOSIT_VIEW_COLUMNS.map((c) => `"${alias}"."${c}"`).join(', ');
 }
 
-export type DepositBody = ReturnType<typeof presentDeposit>;
-
-function text(snapshot: Record<string, unknown>, key: string): string {
-  const value = snapshot[key];
-  if (typeof value !== 'string') throw new Error(`deposit snapshot: ${key} is not a string`);
+function text(row: DepositViewRow, key: keyof DepositViewRow): string {
+  const value = row[key];
+  if (typeof value !== 'string') throw new Error(`deposit row: ${key} is not a string`);
   return value;
 }
 
-function textOrNull(snapshot: Record<string, unknown>, key: string): string | null {
-  const value = snapshot[key];
+function textOrNull(row: DepositViewRow, key: keyof DepositViewRow): string | null {
+  const value = row[key];
   if (value === null || value === undefined) return null;
-  if (typeof value !== 'string') throw new Error(`deposit snapshot: ${key} is not a string`);
-  return value;
-}
-
-function time(snapshot: Record<string, unknown>, key: string): Date {
-  const at = new Date(text(snapshot, key));
-  if (Number.isNaN(at.getTime())) throw new Error(`deposit snapshot: ${key} is not a timestamp`);
-  return at;
-}
-
-function timeOrNull(snapshot: Record<string, unknown>, key: string): Date | null {
-  return textOrNull(snapshot, key) === null ? null : time(snapshot, key);
+  return text(row, key);
 }
 
 /**
- * The deposit row as the outbox trigger stored it in `events.snapshot` (`to_jsonb` of the
- * row: snake_case columns, `id` is the deposit id, amounts as text, timestamps like
- * "2026-07-01T12:00:00.123+00:00"). Throws on a malformed snapshot: that is a bug, not input.
+ * Timestamps arrive as text from both sources ("2026-07-01 12:00:00.123+00" from a query,
+ * "2026-07-01T12:00:00.123+00:00" from a snapshot), or as a Date from a driver that parses.
  */
-export function depositViewFromSnapshot(snapshot: Record<string, unknown>): DepositView {
-  const status = text(snapshot, 'status');
-  if (!isDepositStatus(status)) throw new Error(`deposit snapshot: unknown status ${status}`);
+function time(row: DepositViewRow, key: keyof DepositViewRow): Date {
+  const value = row[key];
+  const at = value instanceof Date ? value : new Date(text(row, key));
+  if (Number.isNaN(at.getTime())) throw new Error(`deposit row: ${key} is not a timestamp`);
+  return at;
+}
+
+function timeOrNull(row: DepositViewRow, key: keyof DepositViewRow): Date | null {
+  const value = row[key];
+  return value === null || value === undefined ? null : time(row, key);
+}
+
+/**
+ * A row of `DEPOSIT_VIEW_COLUMNS` (numerics as text, as PostgreSQL sends them) or the outbox
+ * snapshot, as the view. Throws on a malformed row: that is a bug, not input.
+ */
+export function depositViewFromRow(row: DepositViewRow): DepositView {
+  const status = text(row, 'status');
+  if (!isDepositStatus(status)) throw new Error(`deposit row: unknown status ${status}`);
   return {
-    id: text(snapshot, 'id'),
-    onrampId: text(snapshot, 'onramp_id'),
-    merchantId: text(snapshot, 'merchant_id'),
-    paymentReference: text(snapshot, 'payment_reference'),
-    userEmail: text(snapshot, 'user_email'),
-    amountNgn: text(snapshot, 'amount_ngn'),
-    bankReference: text(snapshot, 'bank_reference'),
-    rateId: textOrNull(snapshot, 'rate_id'),
-    amountAsset: textOrNull(snapshot, 'amount_asset'),
-    asset: textOrNull(snapshot, 'asset'),
-    chain: textOrNull(snapshot, 'chain'),
-    txHash: textOrNull(snapshot, 'tx_hash'),
+    id: text(row, 'id'),
+    onrampId: text(row, 'onramp_id'),
+    merchantId: text(row, 'merchant_id'),
+    paymentReference: text(row, 'payment_reference'),
+    userEmail: text(row, 'user_email'),
+    amountNgn: text(row, 'amount_ngn'),
+    bankReference: text(row, 'bank_reference'),
+    rateId: textOrNull(row, 'rate_id'),
+    amountAsset: textOrNull(row, 'amount_asset'),
+    asset: textOrNull(row, 'asset'),
+    chain: textOrNull(row, 'chain'),
+    txHash: textOrNull(row, 'tx_hash'),
     status,
-    failureReason: textOrNull(snapshot, 'failure_reason'),
-    flagReason: textOrNull(snapshot, 'flag_reason'),
-    createdAt: time(snapshot, 'created_at'),
-    settledAt: timeOrNull(snapshot, 'settled_at'),
-    updatedAt: time(snapshot, 'updated_at'),
+    failureReason: textOrNull(row, 'failure_reason'),
+    flagReason: textOrNull(row, 'flag_reason'),
+    createdAt: time(row, 'created_at'),
+    settledAt: timeOrNull(row, 'settled_at'),
+    updatedAt: time(row, 'updated_at'),
   };
 }
 
-/** The spec's Merchant balance object; amounts are decimal strings (6 places). */
-export function presentBalance(b: MerchantBalance) {
-  return {
-    merchant_id: b.merchantId,
-    balances: {
-      usd_available: b.usdAvailable,
-      usd_pending_withdrawal: b.usdPendingWithdrawal,
-    },
-    updated_at: b.updatedAt.toISOString(),
-  };
+/**
+ * The deposit row as the outbox stored it in `events.snapshot` (snake_case columns, `id` is
+ * the deposit id, amounts as text).
+ */
+export function depositViewFromSnapshot(snapshot: Record<string, unknown>): DepositView {
+  return depositViewFromRow(snapshot as DepositViewRow);
 }

@@ -23,6 +23,8 @@ import type { SandboxService } from '../../services/sandbox.service';
 import { executeInTransaction } from '../../db/locks';
 import { retryOnConflict } from '../../db/retry';
 import { CREDENTIAL_REVOKED } from '../events/channels';
+import type { RequestContext } from '../../context/request-context';
+import { assertOnrampInScope, merchantWide, readScopeOf } from '../../context/read-scope';
 
 export interface OnrampSettings {
   ttlSeconds: number;
@@ -38,8 +40,6 @@ export interface CreatedOnramp {
 }
 
 type CreateOutcome = CreatedOnramp | { frozen: true };
-
-/** Where revoked client secrets are announced: `{"kind":"client_secret","id":"<onramp id>"}`. */
 
 const merchantFrozen = () =>
   new DomainError(ErrorCode.MerchantFrozen, 'This merchant account is frozen; contact support');
@@ -174,22 +174,31 @@ export class OnrampService {
     assertRateFitsSettlement(rate.to as QuoteCurrency, request.settlement);
   }
 
-  async find(em: EntityManager, merchantId: string, onrampId: string): Promise<Onramp | null> {
-    return em.findOne(Onramp, { id: onrampId, merchantId });
+  /**
+   * One onramp within the context's scope; null when unknown or another merchant's. A client
+   * secret naming another onramp is 403 before anything is read.
+   */
+  async find(em: EntityManager, ctx: RequestContext, onrampId: string): Promise<Onramp | null> {
+    const scope = readScopeOf(ctx);
+    assertOnrampInScope(scope, onrampId);
+    const merchant = scope.merchantId === null ? {} : { merchantId: scope.merchantId };
+    return em.findOne(Onramp, { id: onrampId, ...merchant });
   }
 
-  /** One onramp of the merchant; another merchant's id is 404 like an unknown one. */
-  async get(em: EntityManager, merchantId: string, onrampId: string): Promise<Onramp> {
-    const onramp = await this.find(em, merchantId, onrampId);
+  /** `find`, but unknown and another merchant's are 404. */
+  async get(em: EntityManager, ctx: RequestContext, onrampId: string): Promise<Onramp> {
+    const onramp = await this.find(em, ctx, onrampId);
     if (!onramp) throw new DomainError(ErrorCode.NotFound, `No onramp ${onrampId}`);
     return onramp;
   }
 
+  /** The merchant's onramps, newest first: a secret key's read (a client secret is 403). */
   async list(
     em: EntityManager,
-    merchantId: string,
+    ctx: RequestContext,
     page: { offset: number; limit: number },
   ): Promise<{ onramps: Onramp[]; total: number }> {
+    const merchantId = merchantWide(ctx);
     const [onramps, total] = await em.findAndCount(
       Onramp,
       { merchantId },
@@ -201,10 +210,11 @@ export class OnrampService {
   /** Keyset page for GraphQL connections: newest first, strictly after the cursor. */
   async listAfter(
     em: EntityManager,
-    merchantId: string,
+    ctx: RequestContext,
     after: { createdAt: Date; id: string } | null,
     limit: number,
   ): Promise<{ onramps: Onramp[]; total: number; hasMore: boolean }> {
+    const merchantId = merchantWide(ctx);
     const [rows, total] = await Promise.all([
       em.find(Onramp, afterCursor({ merchantId }, after), {
         orderBy: NEWEST_FIRST,
@@ -263,7 +273,7 @@ export class OnrampService {
         JSON.stringify({ kind: 'client_secret', id: onrampId }),
       ]);
     });
-    return this.get(em, merchantId, onrampId);
+    return em.findOneOrFail(Onramp, { id: onrampId, merchantId }); // the update found it
   }
 
   /** The expiry sweep: ACTIVE short-lived onramps past their TTL become EXPIRED, accounts freed. */

@@ -1,4 +1,5 @@
-import { depositViewFromSnapshot, presentDeposit } from '../deposits/deposit-view';
+import { depositViewFromSnapshot } from '../deposits/deposit-view';
+import { publicDeposit } from '../deposits/public-deposit';
 import { presentWithdrawal } from '../payouts/withdrawal-view';
 import type { Withdrawal, WithdrawalStatus } from '../../db/entities/withdrawal.entity';
 
@@ -39,7 +40,7 @@ function withdrawalFromSnapshot(s: Record<string, unknown>): Withdrawal {
  */
 export function webhookEnvelope(event: OutboxEvent): string {
   const data = event.depositId
-    ? presentDeposit(depositViewFromSnapshot(event.snapshot))
+    ? publicDeposit(depositViewFromSnapshot(event.snapshot))
     : presentWithdrawal(withdrawalFromSnapshot(event.snapshot));
   return JSON.stringify({
     event: event.kind,

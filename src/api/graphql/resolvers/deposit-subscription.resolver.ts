@@ -2,10 +2,11 @@ import { Arg, ID, Resolver, Root, Subscription, type SubscribeResolverData } fro
 import type { GraphQLContext } from '../context';
 import { DomainError, ErrorCode } from '../../../domain/errors';
 import { DepositNode } from '../types/deposit.type';
-import {
-  depositSubscriptionScope,
-  type DepositSubscriptionArgs,
-} from '../../subscriptions/deposit-subscription-scope';
+
+interface DepositSubscriptionArgs {
+  onrampId?: string | null;
+  depositId?: string | null;
+}
 
 /** Close code for a subscriber cut off for falling behind: "try again later" (RFC 6455). */
 export const SLOW_SUBSCRIBER_CLOSE_CODE = 1013;
@@ -25,12 +26,8 @@ async function subscribeToDepositUpdates({
 > {
   const events = context.depositEvents;
   if (!events) throw notOverWebsocket();
-  const filter = await depositSubscriptionScope(
-    context.em,
-    context.services,
-    context.principal,
-    args,
-  );
+  // Decided once, at subscribe time, by the deposits module from the caller's context.
+  const filter = await context.services.deposits.watch(context.em, context.requestContext, args);
   return events.subscribe(filter, {
     onOverflow: (error) => context.closeConnection?.(SLOW_SUBSCRIBER_CLOSE_CODE, error.message),
   });

@@ -1,16 +1,9 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { statusHistoryLoader } from '../loaders';
-import {
-  assertCanReadOnramp,
-  depositListScope,
-  requireSecretKey,
-} from '../../../services/auth.service';
-import { lagosDay } from '../../../domain/lagos-day';
 import { DepositStatusChangeType, SettledVolumeDayType } from '../types/dashboard.type';
 import { DepositStatusEnum } from '../types/deposit.type';
-import { parseDepositFilter } from '../../../modules/deposits/deposit-filter';
-import { decodeCursor, encodeCursor, parseFirst } from '../../../domain/pagination';
+import { encodeCursor } from '../../../domain/pagination';
 import { connectionOf } from '../types/connection';
 import { DepositConnectionType, DepositFilterInput, DepositNode } from '../types/deposit.type';
 
@@ -25,10 +18,8 @@ export class DepositResolver {
     @Arg('id', () => ID) id: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<DepositNode | null> {
-    const deposit = await ctx.services.deposits.findView(ctx.em, ctx.principal.merchantId, id);
-    if (!deposit) return null;
-    assertCanReadOnramp(ctx.principal, deposit.onrampId);
-    return DepositNode.from(deposit);
+    const deposit = await ctx.services.deposits.findView(ctx.em, ctx.requestContext, id);
+    return deposit ? DepositNode.from(deposit) : null;
   }
 
   @Query(() => DepositConnectionType, {
@@ -40,27 +31,17 @@ export class DepositResolver {
     @Arg('filter', () => DepositFilterInput, { nullable: true }) filter: DepositFilterInput | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<DepositConnectionType> {
-    const principal = ctx.principal;
-    const parsed = parseDepositFilter({
-      ...filter,
-      onrampId: depositListScope(principal, filter?.onrampId),
+    const page = await ctx.services.deposits.listAfter(ctx.em, ctx.requestContext, filter ?? {}, {
+      first,
+      after,
     });
-    const limit = parseFirst(first);
-    const cursor = after ? decodeCursor(after) : null;
-    const page = await ctx.services.deposits.listAfter(
-      ctx.em,
-      principal.merchantId,
-      parsed,
-      cursor,
-      limit,
-    );
     return Object.assign(new DepositConnectionType(), {
       ...connectionOf(
         page.deposits,
         (d) => DepositNode.from(d),
         (d) => encodeCursor({ createdAt: d.createdAt, id: d.id }),
         page.hasMore,
-        cursor !== null,
+        page.after !== null,
       ),
       totalCount: page.total,
     });
@@ -92,13 +73,7 @@ export class DepositResolver {
     @Arg('days', () => Int, { nullable: true }) days: number | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<SettledVolumeDayType[]> {
-    const { merchantId } = requireSecretKey(ctx.principal);
-    const rows = await ctx.services.deposits.settledVolume(
-      ctx.em,
-      merchantId,
-      lagosDay(ctx.services.clock.now()),
-      days ?? 14,
-    );
+    const rows = await ctx.services.deposits.settledVolume(ctx.em, ctx.requestContext, days ?? 14);
     return rows.map((r) => Object.assign(new SettledVolumeDayType(), r));
   }
 }

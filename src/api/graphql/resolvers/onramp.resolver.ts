@@ -1,6 +1,6 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import { assertCanReadOnramp, requireSecretKey } from '../../../services/auth.service';
+import { requireSecretKey } from '../../../services/auth.service';
 import { decodeCursor, encodeCursor, parseFirst } from '../../../domain/pagination';
 import { connectionOf } from '../types/connection';
 import {
@@ -20,8 +20,8 @@ export class OnrampResolver {
     @Arg('id', () => ID) id: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<OnrampNode | null> {
-    assertCanReadOnramp(ctx.principal, id);
-    const onramp = await ctx.services.onramps.find(ctx.em, ctx.principal.merchantId, id);
+    // A client secret naming another onramp is FORBIDDEN (before anything is read).
+    const onramp = await ctx.services.onramps.find(ctx.em, ctx.requestContext, id);
     return onramp ? OnrampNode.from(onramp, ctx.services.clock.now()) : null;
   }
 
@@ -31,10 +31,9 @@ export class OnrampResolver {
     @Arg('after', () => String, { nullable: true }) after: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<OnrampConnectionType> {
-    const { merchantId } = requireSecretKey(ctx.principal);
     const limit = parseFirst(first);
     const cursor = after ? decodeCursor(after) : null;
-    const page = await ctx.services.onramps.listAfter(ctx.em, merchantId, cursor, limit);
+    const page = await ctx.services.onramps.listAfter(ctx.em, ctx.requestContext, cursor, limit);
     const now = ctx.services.clock.now();
     return Object.assign(new OnrampConnectionType(), {
       ...connectionOf(

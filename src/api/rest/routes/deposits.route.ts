@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../../../services';
-import { assertCanReadOnramp, depositListScope } from '../../../services/auth.service';
-import { parseDepositFilter } from '../../../modules/deposits/deposit-filter';
+import { requestContextOf } from '../../principal';
 import { pageInfo, parsePage } from '../../../domain/pagination';
 import { errorResponses } from '../schemas';
 import { IdParams, Pagination } from '../onramp.schemas';
 import { DepositListQuery, DepositResponse } from '../deposit.schemas';
-import { presentDeposit } from '../../../modules/deposits/deposit-view';
+import { publicDeposit } from '../../../modules/deposits/public-deposit';
 
 export const depositRoutes =
   (services: Services): FastifyPluginAsyncTypebox =>
@@ -27,23 +26,22 @@ export const depositRoutes =
         },
       },
       async (request) => {
-        const principal = request.principal!;
         const query = request.query;
-        const filter = parseDepositFilter({
-          onrampId: depositListScope(principal, query.onramp_id),
-          status: query.status,
-          from: query.from,
-          to: query.to,
-          updatedSince: query.updated_since,
-        });
         const page = parsePage(query.page, query.per_page);
+        // A client secret is held to its onramp by the service (naming another one is 403).
         const { deposits, total } = await services.deposits.list(
           request.em,
-          principal.merchantId,
-          filter,
+          requestContextOf(request),
+          {
+            onrampId: query.onramp_id,
+            status: query.status,
+            from: query.from,
+            to: query.to,
+            updatedSince: query.updated_since,
+          },
           { offset: (page.page - 1) * page.perPage, limit: page.perPage },
         );
-        return { deposits: deposits.map(presentDeposit), pagination: pageInfo(page, total) };
+        return { deposits: deposits.map(publicDeposit), pagination: pageInfo(page, total) };
       },
     );
 
@@ -59,15 +57,13 @@ export const depositRoutes =
         },
       },
       async (request) => {
-        const principal = request.principal!;
         // Unknown or another merchant's: 404; this merchant's but another onramp's: 403.
         const deposit = await services.deposits.getView(
           request.em,
-          principal.merchantId,
+          requestContextOf(request),
           request.params.id,
         );
-        assertCanReadOnramp(principal, deposit.onrampId);
-        return presentDeposit(deposit);
+        return publicDeposit(deposit);
       },
     );
   };

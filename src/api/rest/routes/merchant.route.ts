@@ -3,7 +3,7 @@ import type { Services } from '../../../services';
 import { requireSecretKey } from '../../../services/auth.service';
 import { errorResponses } from '../schemas';
 import { BalanceResponse } from '../deposit.schemas';
-import { presentBalance } from '../../../modules/deposits/deposit-view';
+import { presentBalance } from '../presenters';
 
 export const merchantRoutes =
   (services: Services): FastifyPluginAsyncTypebox =>

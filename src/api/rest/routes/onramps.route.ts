@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../../services';
-import { assertCanReadOnramp, requireSecretKey } from '../../../services/auth.service';
+import { requireSecretKey } from '../../../services/auth.service';
+import { requestContextOf } from '../../principal';
 import { pageInfo, parsePage } from '../../../domain/pagination';
 import { errorResponses } from '../schemas';
 import { presentOnramp } from '../presenters';
@@ -60,10 +61,10 @@ export const onrampRoutes =
         },
       },
       async (request) => {
-        assertCanReadOnramp(request.principal!, request.params.id);
+        // A client secret naming another onramp: 403; unknown or another merchant's: 404.
         const onramp = await services.onramps.get(
           request.em,
-          request.principal!.merchantId,
+          requestContextOf(request),
           request.params.id,
         );
         return presentOnramp(onramp, services.clock.now());
@@ -84,12 +85,15 @@ export const onrampRoutes =
         },
       },
       async (request) => {
-        const { merchantId } = requireSecretKey(request.principal!);
         const page = parsePage(request.query.page, request.query.per_page);
-        const { onramps, total } = await services.onramps.list(request.em, merchantId, {
-          offset: (page.page - 1) * page.perPage,
-          limit: page.perPage,
-        });
+        const { onramps, total } = await services.onramps.list(
+          request.em,
+          requestContextOf(request),
+          {
+            offset: (page.page - 1) * page.perPage,
+            limit: page.perPage,
+          },
+        );
         const now = services.clock.now();
         return {
           onramps: onramps.map((o) => presentOnramp(o, now)),

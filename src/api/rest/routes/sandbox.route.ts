@@ -5,7 +5,7 @@ import { requireSecretKey } from '../../../services/auth.service';
 import { DomainError, ErrorCode } from '../../../domain/errors';
 import { errorResponses } from '../schemas';
 import { DepositResponse, SimulateDepositBody, SimulateReversalBody } from '../deposit.schemas';
-import { presentDeposit } from '../../../modules/deposits/deposit-view';
+import { publicDeposit } from '../../../modules/deposits/public-deposit';
 
 /** A bank reference for a simulated transfer that names none. */
 
@@ -52,7 +52,7 @@ export const sandboxRoutes =
             `No onramp of yours has account number ${body.account_number}`,
           );
         }
-        return reply.code(outcome.created ? 201 : 200).send(presentDeposit(outcome.deposit));
+        return reply.code(outcome.created ? 201 : 200).send(publicDeposit(outcome.deposit));
       },
     );
 
@@ -77,7 +77,7 @@ export const sandboxRoutes =
           request.body.bank_reference,
           { merchantId },
         );
-        return reply.code(reversed ? 201 : 200).send(presentDeposit(deposit));
+        return reply.code(reversed ? 201 : 200).send(publicDeposit(deposit));
       },
     );
   };
