@@ -345,6 +345,17 @@ describe('ledger check', () => {
         ),
     },
     {
+      invariant: 'postings_reference_rows',
+      only: true,
+      replica: true,
+      breakIt: (c) =>
+        c.query(
+          `insert into ledger_postings (transaction_id, account_id, currency, direction, amount)
+           values ('ltx_ghost', 'operator:usd_treasury', 'USD', 'DEBIT', 1),
+                  ('ltx_ghost', 'operator:usd_fx_revenue', 'USD', 'CREDIT', 1)`,
+        ),
+    },
+    {
       invariant: 'posting_currency_matches_account',
       replica: true,
       breakIt: (c) =>

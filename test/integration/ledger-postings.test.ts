@@ -226,12 +226,40 @@ describe('ledger postings', () => {
     expect(await counts()).toEqual(before);
   });
 
+  it('refuses postings to an account or a transaction that does not exist (no foreign keys: the trigger)', async () => {
+    const before = await counts();
+    const insertPostings = (transactionId: string | null, accountId: string) =>
+      inTransaction(async (tx) => {
+        const [id] = await ledger.postAll(tx, [{ kind: 'adjustment', postings: [] }]);
+        await tx.getConnection().execute(
+          `insert into ledger_postings (transaction_id, account_id, currency, direction, amount)
+           values (?, 'operator:usd_treasury', 'USD', 'DEBIT', 1), (?, ?, 'USD', 'CREDIT', 1)`,
+          [transactionId ?? id, transactionId ?? id, accountId],
+          'run',
+          tx.getTransactionContext(),
+        );
+      });
+    await expect(insertPostings(null, 'merchant:mer_nobody:usd_available')).rejects.toMatchObject({
+      code: '23503',
+      message: expect.stringContaining('mer_nobody'),
+    });
+    await expect(insertPostings('ltx_nothing', available('mer_post_a').id)).rejects.toMatchObject({
+      code: '23503',
+      message: expect.stringContaining('ltx_nothing'),
+    });
+    expect(await counts()).toEqual(before);
+  });
+
   it.each([
     ['update ledger_postings set amount = amount + 1'],
     ['delete from ledger_postings'],
     ['truncate ledger_postings'],
     ['update ledger_transactions set memo = null'],
     ['delete from ledger_transactions'],
+    ['truncate ledger_transactions'],
+    ["delete from ledger_accounts where id like 'merchant:%'"],
+    ["update ledger_accounts set id = id || ':renamed' where id like 'merchant:%'"],
+    ['truncate ledger_accounts'],
   ])('refuses %s', async (statement) => {
     const before = await counts();
     await expect(sql(statement)).rejects.toMatchObject({ code: expect.stringMatching(/^23/) });
@@ -282,10 +310,25 @@ describe('Migration20261125000200_lean_ledger_events', () => {
         'ledger_postings_append_only',
         'ledger_postings_applied',
       ]);
+      const foreignKeys = async () =>
+        (
+          await orm.em
+            .fork()
+            .getConnection()
+            .execute<Array<{ conname: string }>>(
+              `select conname from pg_constraint
+                where conrelid = 'ledger_postings'::regclass and contype = 'f' order by conname`,
+            )
+        ).map((c) => c.conname);
+      expect(await foreignKeys()).toEqual([]);
       await orm.getMigrator().down({ migrations: [NAME] });
       expect(await triggers(orm)).toEqual([
         'ledger_posting_applied',
         'ledger_transaction_balanced',
+      ]);
+      expect(await foreignKeys()).toEqual([
+        'ledger_postings_account_id_fkey',
+        'ledger_postings_transaction_id_fkey',
       ]);
       // The old rule again: postings of one transaction may arrive one statement at a time.
       await orm.em.fork().transactional(async (tx) => {

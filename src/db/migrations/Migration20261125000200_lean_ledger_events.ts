@@ -18,7 +18,8 @@ import { Migration } from '@mikro-orm/migrations';
  *   check constraint still refuses an overdraw, now of the statement's net per account.
  *
  * Postings stay append-only (one statement-level trigger refuses update, delete and
- * truncate); transactions keep their row trigger and their unique indexes.
+ * truncate); transactions keep their row trigger and their unique indexes. The trigger also
+ * does what the postings' foreign keys did (they go: see `up`).
  */
 export class Migration20261125000200_lean_ledger_events extends Migration {
   override async up(): Promise<void> {
@@ -37,12 +38,16 @@ export class Migration20261125000200_lean_ledger_events extends Migration {
         -- flattened into a join the planner could hash): plpgsql keeps the first plan it
         -- makes, and a plan made for a batch of 400 postings must stay cheap for 2.
         select v.message, v.code into refusal, refusal_code from (
-          select 1 as rank, 'check_violation' as code,
-                 format('posting in %s to %s account %s', n.currency, a.currency, a.id) as message
+          select 1 as rank,
+                 case when a.id is null then 'foreign_key_violation' else 'check_violation' end as code,
+                 case when a.id is null
+                      then format('posting to ledger account %s, which does not exist', n.account_id)
+                      else format('posting in %s to %s account %s', n.currency, a.currency, a.id)
+                 end as message
             from new_postings n
-           cross join lateral (select a.id, a.currency from ledger_accounts a
-                                where a.id = n.account_id offset 0) a
-           where a.currency <> n.currency
+            left join lateral (select a.id, a.currency from ledger_accounts a
+                                where a.id = n.account_id offset 0) a on true
+           where a.id is null or a.currency <> n.currency
           union all
           select 2, 'check_violation',
                  format('ledger transaction %s does not balance in %s (net %s)', n.transaction_id,
@@ -52,12 +57,19 @@ export class Migration20261125000200_lean_ledger_events extends Migration {
           having sum(case n.direction when 'DEBIT' then n.amount else -n.amount end) <> 0
           union all
           -- The new postings are visible here: any more are an earlier statement's.
-          select 3, 'restrict_violation',
-                 format('ledger transaction %s already has postings: all of a transaction''s postings arrive in one statement',
-                        t.transaction_id)
+          select 3,
+                 case when tx.id is null then 'foreign_key_violation' else 'restrict_violation' end,
+                 case when tx.id is null
+                      then format('postings of ledger transaction %s, which does not exist', t.transaction_id)
+                      else format('ledger transaction %s already has postings: all of a transaction''s postings arrive in one statement',
+                                  t.transaction_id)
+                 end
             from (select transaction_id, count(*) as postings from new_postings
                    group by transaction_id) t
-           where (select count(*) from ledger_postings p
+            left join lateral (select tx.id from ledger_transactions tx
+                                where tx.id = t.transaction_id offset 0) tx on true
+           where tx.id is null
+              or (select count(*) from ledger_postings p
                    where p.transaction_id = t.transaction_id) <> t.postings
         ) v
         order by v.rank
@@ -68,8 +80,8 @@ export class Migration20261125000200_lean_ledger_events extends Migration {
 
         -- Locked in id order before the update (an init plan: all taken before the update
         -- touches a row), so concurrent statements cannot deadlock. NO KEY UPDATE, as the
-        -- update itself takes: a plain FOR UPDATE would also wait for the KEY SHARE locks
-        -- other writers' foreign key checks hold on these rows, and deadlock.
+        -- update itself takes: a plain FOR UPDATE would also wait for KEY SHARE locks (a
+        -- foreign key check of any other table that may come to reference accounts).
         with net as materialized (
           select n.account_id,
                  sum(case when n.direction = a.normal_side then n.amount else -n.amount end) as amount,
@@ -105,9 +117,43 @@ export class Migration20261125000200_lean_ledger_events extends Migration {
     this.addSql(`
       create trigger ledger_postings_append_only before update or delete or truncate on ledger_postings
         for each statement execute function ledger_postings_append_only();`);
+
+    // The postings' two foreign keys cost two lookups per posting row (14 statements of a
+    // deposit); the trigger above checks both once per statement instead. What the keys
+    // also prevented, a referenced row going away, cannot happen: transactions refuse
+    // update and delete (their row trigger) and truncate, accounts refuse delete, a new id
+    // and truncate.
+    this.addSql(
+      'alter table ledger_postings drop constraint ledger_postings_transaction_id_fkey, drop constraint ledger_postings_account_id_fkey;',
+    );
+    this.addSql(`
+      create function ledger_rows_kept() returns trigger language plpgsql as $$
+      begin
+        raise exception '% rows are never deleted, renamed or truncated', tg_table_name
+          using errcode = 'restrict_violation';
+      end $$;`);
+    this.addSql(`
+      create trigger ledger_accounts_kept before delete or update of id on ledger_accounts
+        for each row execute function ledger_rows_kept();`);
+    this.addSql(`
+      create trigger ledger_accounts_not_truncated before truncate on ledger_accounts
+        for each statement execute function ledger_rows_kept();`);
+    this.addSql(`
+      create trigger ledger_transactions_not_truncated before truncate on ledger_transactions
+        for each statement execute function ledger_rows_kept();`);
   }
 
   override async down(): Promise<void> {
+    this.addSql('drop trigger ledger_transactions_not_truncated on ledger_transactions;');
+    this.addSql('drop trigger ledger_accounts_not_truncated on ledger_accounts;');
+    this.addSql('drop trigger ledger_accounts_kept on ledger_accounts;');
+    this.addSql('drop function ledger_rows_kept();');
+    this.addSql(`
+      alter table ledger_postings
+        add constraint ledger_postings_transaction_id_fkey
+          foreign key (transaction_id) references ledger_transactions(id),
+        add constraint ledger_postings_account_id_fkey
+          foreign key (account_id) references ledger_accounts(id);`);
     this.addSql('drop trigger ledger_postings_append_only on ledger_postings;');
     this.addSql('drop trigger ledger_postings_applied on ledger_postings;');
     this.addSql('drop function ledger_postings_append_only();');
