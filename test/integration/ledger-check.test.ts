@@ -45,7 +45,10 @@ async function one<T = Record<string, string>>(client: Client, sql: string): Pro
   return rows[0];
 }
 
-/** A balanced ledger transaction written the way LedgerService writes one (triggers on). */
+/**
+ * A balanced ledger transaction with triggers on: its postings in one statement, as the
+ * database requires (LedgerService writes the transaction in that same statement too).
+ */
 async function post(
   client: Client,
   kind: string,
@@ -60,14 +63,14 @@ async function post(
        values ($1, $2, $3, 'test', now())`,
       [id, kind, depositId],
     );
-    for (const [account, direction, amount] of legs) {
-      const inserted = await client.query(
-        `insert into ledger_postings (transaction_id, account_id, currency, direction, amount)
-         select $1, id, currency, $3, $4 from ledger_accounts where id = $2`,
-        [id, account, direction, amount],
-      );
-      if (inserted.rowCount !== 1) throw new Error(`no ledger account ${account}`);
-    }
+    const inserted = await client.query(
+      `insert into ledger_postings (transaction_id, account_id, currency, direction, amount)
+       select $1, a.id, a.currency, l.direction, l.amount
+         from unnest($2::text[], $3::text[], $4::numeric[]) as l(account_id, direction, amount)
+         join ledger_accounts a on a.id = l.account_id`,
+      [id, legs.map((l) => l[0]), legs.map((l) => l[1]), legs.map((l) => l[2])],
+    );
+    if (inserted.rowCount !== legs.length) throw new Error(`no ledger account in ${legs}`);
     await client.query('commit');
   } catch (error) {
     await client.query('rollback');
@@ -339,6 +342,17 @@ describe('ledger check', () => {
         c.query(
           `insert into ledger_transactions (id, kind, memo, created_at)
            values ('ltx_empty', 'adjustment', 'nothing', now())`,
+        ),
+    },
+    {
+      invariant: 'postings_reference_rows',
+      only: true,
+      replica: true,
+      breakIt: (c) =>
+        c.query(
+          `insert into ledger_postings (transaction_id, account_id, currency, direction, amount)
+           values ('ltx_ghost', 'operator:usd_treasury', 'USD', 'DEBIT', 1),
+                  ('ltx_ghost', 'operator:usd_fx_revenue', 'USD', 'CREDIT', 1)`,
         ),
     },
     {
@@ -731,19 +745,21 @@ describe('the database refuses', () => {
     });
   });
 
-  it('an unbalanced ledger transaction, at commit', async () => {
+  it('an unbalanced ledger transaction, at the statement that writes its postings', async () => {
     await onConnection(url, async (c) => {
       await c.query('begin');
       await c.query(
         `insert into ledger_transactions (id, kind, created_at) values ('ltx_unbalanced', 'adjustment', now())`,
       );
-      // Accepted until commit: the postings of a transaction arrive one by one.
-      await c.query(
-        `insert into ledger_postings (transaction_id, account_id, currency, direction, amount)
-         values ('ltx_unbalanced', 'operator:usd_treasury', 'USD', 'DEBIT', 10),
-                ('ltx_unbalanced', 'merchant:mer_refuse:usd_available', 'USD', 'CREDIT', 9)`,
-      );
-      await expect(c.query('commit')).rejects.toThrow(/does not balance in USD/);
+      // A transaction's postings all arrive in one statement, which must balance on its own.
+      await expect(
+        c.query(
+          `insert into ledger_postings (transaction_id, account_id, currency, direction, amount)
+           values ('ltx_unbalanced', 'operator:usd_treasury', 'USD', 'DEBIT', 10),
+                  ('ltx_unbalanced', 'merchant:mer_refuse:usd_available', 'USD', 'CREDIT', 9)`,
+        ),
+      ).rejects.toThrow(/does not balance in USD/);
+      await c.query('rollback');
     });
     expect(
       await onConnection(url, (c) =>

@@ -140,6 +140,19 @@ export const LEDGER_CHECKS: readonly LedgerCheck[] = [
        where not exists (select 1 from ledger_postings p where p.transaction_id = t.id)`,
   },
   {
+    // The database checks it on insert (no foreign keys: the postings trigger does).
+    name: 'postings_reference_rows',
+    description: 'Every posting names an existing ledger transaction and ledger account.',
+    sql: `
+      select format('posting %s names transaction %s%s and account %s%s',
+                    p.id, p.transaction_id, case when t.id is null then ' (missing)' else '' end,
+                    p.account_id, case when a.id is null then ' (missing)' else '' end) as detail
+        from ledger_postings p
+        left join ledger_transactions t on t.id = p.transaction_id
+        left join ledger_accounts a on a.id = p.account_id
+       where t.id is null or a.id is null`,
+  },
+  {
     name: 'posting_currency_matches_account',
     description: "Every posting is in its account's currency.",
     sql: `

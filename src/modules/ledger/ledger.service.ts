@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../clock';
 import { newId } from '../../domain/ids';
 import { dec, Dec } from '../../domain/money';
-import { merchantAccount, type Posting } from './ledger-accounts';
+import { merchantAccount, type LedgerAccountSpec, type Posting } from './ledger-accounts';
 import { executeInTransaction } from '../../db/locks';
 
 export interface LedgerEntry {
@@ -22,77 +22,93 @@ export interface MerchantBalance {
 }
 
 /**
- * Writes balanced ledger transactions and reads merchant balances. The database checks
- * every transaction balances per currency at commit and that merchant balances stay >= 0.
+ * One insert statement for any number of ledger transactions: the accounts they touch
+ * (created on first use, in id order so two writers creating the same accounts wait rather
+ * than deadlock), the transactions, and all their postings. Rows travel as JSON, one
+ * parameter per table, so the statement text is the same whatever the batch size. The
+ * postings trigger (Migration20261125000200) checks the statement's postings as a whole and
+ * applies their net to merchant balances.
+ */
+const POST_SQL = `
+  with accounts as (
+    insert into ledger_accounts (id, merchant_id, currency, normal_side, non_negative, balance, updated_at)
+    select a.id, a.merchant_id, a.currency, a.normal_side, a.non_negative,
+           case when a.non_negative then 0 end, ?::timestamptz
+      from jsonb_to_recordset(?::jsonb)
+           as a(id text, merchant_id text, currency text, normal_side text, non_negative boolean)
+     order by a.id
+    on conflict (id) do nothing
+  ), transactions as (
+    insert into ledger_transactions (id, kind, deposit_id, payout_id, memo, created_at)
+    select t.id, t.kind, t.deposit_id, t.payout_id, t.memo, ?::timestamptz
+      from jsonb_to_recordset(?::jsonb)
+           as t(id text, kind text, deposit_id text, payout_id text, memo text)
+  )
+  insert into ledger_postings (transaction_id, account_id, currency, direction, amount)
+  select p.transaction_id, p.account_id, p.currency, p.direction, p.amount
+    from jsonb_to_recordset(?::jsonb)
+         as p(transaction_id text, account_id text, currency text, direction text, amount numeric)`;
+
+/**
+ * Writes balanced ledger transactions and reads merchant balances. The database refuses a
+ * statement whose transactions do not balance per currency, and a merchant balance below zero.
  */
 export class LedgerService {
   constructor(private readonly clock: Clock) {}
 
   /** Must run inside the caller's transaction; returns the ledger transaction id. */
   async post(tx: EntityManager, entry: LedgerEntry): Promise<string> {
-    const now = this.clock.now();
-    const id = newId('ltx', this.clock);
-    // Account rows are locked by balance updates: always in id order, so two transactions
-    // touching the same merchant accounts cannot deadlock on each other.
-    const postings = [...entry.postings].sort((a, b) =>
-      a.account.id < b.account.id ? -1 : a.account.id > b.account.id ? 1 : 0,
-    );
-    const accounts = [...new Map(postings.map((p) => [p.account.id, p.account])).values()];
-    if (accounts.length > 0) {
-      await executeInTransaction(
-        tx,
-        `insert into ledger_accounts (id, merchant_id, currency, normal_side, non_negative, balance, updated_at)
-         values ${accounts.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}
-         on conflict (id) do nothing`,
-        accounts.flatMap((a) => [
-          a.id,
-          a.merchantId,
-          a.currency,
-          a.normalSide,
-          a.nonNegative,
-          a.nonNegative ? '0' : null,
-          now,
-        ]),
-      );
-    }
-    await executeInTransaction(
-      tx,
-      `insert into ledger_transactions (id, kind, deposit_id, payout_id, memo, created_at)
-       values (?, ?, ?, ?, ?, ?)`,
-      [id, entry.kind, entry.depositId ?? null, entry.payoutId ?? null, entry.memo ?? null, now],
-    );
-    if (postings.length > 0) {
-      await executeInTransaction(
-        tx,
-        `insert into ledger_postings (transaction_id, account_id, currency, direction, amount)
-         values ${postings.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
-        postings.flatMap((p) => [
-          id,
-          p.account.id,
-          p.account.currency,
-          p.direction,
-          p.amount.toFixed(),
-        ]),
-      );
-      const touched = accounts.filter((a) => a.nonNegative).map((a) => a.id);
-      if (touched.length > 0) {
-        await executeInTransaction(
-          tx,
-          `update ledger_accounts set updated_at = ? where id in (${touched.map(() => '?').join(', ')})`,
-          [now, ...touched],
-        );
-      }
-    }
+    const [id] = await this.postAll(tx, [entry]);
     return id;
   }
 
   /**
-   * Several ledger transactions in the caller's transaction (a settlement batch); returns
-   * their ids in order.
+   * Several ledger transactions (a settlement batch) in the caller's transaction, in ONE
+   * statement: all or none are written. Returns their ids in order. A merchant balance is
+   * checked against the batch's net per account, not entry by entry.
    */
   async postAll(tx: EntityManager, entries: LedgerEntry[]): Promise<string[]> {
-    const ids: string[] = [];
-    for (const entry of entries) ids.push(await this.post(tx, entry));
+    if (entries.length === 0) return [];
+    const now = this.clock.now();
+    const ids = entries.map(() => newId('ltx', this.clock));
+    const accounts = new Map<string, LedgerAccountSpec>();
+    for (const entry of entries) {
+      for (const p of entry.postings) accounts.set(p.account.id, p.account);
+    }
+    await executeInTransaction(tx, POST_SQL, [
+      now,
+      JSON.stringify(
+        [...accounts.values()].map((a) => ({
+          id: a.id,
+          merchant_id: a.merchantId,
+          currency: a.currency,
+          normal_side: a.normalSide,
+          non_negative: a.nonNegative,
+        })),
+      ),
+      now,
+      JSON.stringify(
+        entries.map((entry, i) => ({
+          id: ids[i],
+          kind: entry.kind,
+          deposit_id: entry.depositId ?? null,
+          payout_id: entry.payoutId ?? null,
+          memo: entry.memo ?? null,
+        })),
+      ),
+      JSON.stringify(
+        entries.flatMap((entry, i) =>
+          entry.postings.map((p) => ({
+            transaction_id: ids[i],
+            account_id: p.account.id,
+            currency: p.account.currency,
+            direction: p.direction,
+            // Exact decimal as text: numeric parses it, no binary float on the way.
+            amount: p.amount.toFixed(),
+          })),
+        ),
+      ),
+    ]);
     return ids;
   }
 
