@@ -9,6 +9,7 @@ import { Migration20261124000800_credential_revocations } from './Migration20261
 import { Migration20261124000900_secrets_at_rest } from './Migration20261124000900_secrets_at_rest';
 import { Migration20261124170000_sandbox_isolation } from './Migration20261124170000_sandbox_isolation';
 import { Migration20261125000200_lean_ledger_events } from './Migration20261125000200_lean_ledger_events';
+import { Migration20261125000400_lean_events } from './Migration20261125000400_lean_events';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
@@ -38,4 +39,5 @@ export const migrationsList = [
     name: 'Migration20261125000200_lean_ledger_events',
     class: Migration20261125000200_lean_ledger_events,
   },
+  { name: 'Migration20261125000400_lean_events', class: Migration20261125000400_lean_events },
 ];
