@@ -8,6 +8,7 @@ import { Migration20261122000700_operations } from './Migration20261122000700_op
 import { Migration20261124000800_credential_revocations } from './Migration20261124000800_credential_revocations';
 import { Migration20261124000900_secrets_at_rest } from './Migration20261124000900_secrets_at_rest';
 import { Migration20261124170000_sandbox_isolation } from './Migration20261124170000_sandbox_isolation';
+import { Migration20261125000100_settlement_batches } from './Migration20261125000100_settlement_batches';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
@@ -32,5 +33,9 @@ export const migrationsList = [
   {
     name: 'Migration20261124170000_sandbox_isolation',
     class: Migration20261124170000_sandbox_isolation,
+  },
+  {
+    name: 'Migration20261125000100_settlement_batches',
+    class: Migration20261125000100_settlement_batches,
   },
 ];
