@@ -193,11 +193,42 @@ describe('settlement in batches (real PostgreSQL)', () => {
     const late = await slow;
     expect(late.claimed).toBe(1);
     expect(late.outcomes.size).toBe(0);
+    expect(late.unapplied).toEqual([deposit.id]);
 
     expect(placed.map((p) => p.order.clientOrderId)).toEqual([deposit.id, deposit.id]);
     expect(await fxTransactions([deposit.id])).toEqual([{ deposit_id: deposit.id, n: 1 }]);
     expect(await balanceOf(merchant)).toBe('9.949999');
     expect(settledReports.map((r) => r.depositId)).toEqual([deposit.id]);
+  });
+
+  it('no lock is held while the orders are at the venue: a bank reversal meanwhile wins, the fill is not applied', async () => {
+    const merchant = await kit.merchant();
+    const onramp = await kit.onramp(merchant);
+    const deposit = await kit.transfer(onramp.accountNumber, '15000', `REV-AT-VENUE-${merchant}`);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    venueOverride = async (em, orders) => {
+      venueOverride = null;
+      await gate;
+      return new SandboxFxVenue(em).executeAll(orders);
+    };
+    const atVenue = services.settlement.settleBatch(orm.em.fork(), { ids: [deposit.id] });
+    while (venueOverride !== null) await new Promise((r) => setTimeout(r, 5));
+
+    // With the order still out, the reversal takes the row at once (it would wait on a lock
+    // held across the venue call).
+    const reversed = await services.reversals.reverse(orm.em.fork(), `REV-AT-VENUE-${merchant}`);
+    expect(reversed.deposit).toMatchObject({ status: 'FAILED' });
+    release();
+    const late = await atVenue;
+    expect(late.outcomes.size).toBe(0);
+    expect(late.unapplied).toEqual([deposit.id]);
+    expect(await kit.events(deposit.id)).toEqual([
+      { kind: 'deposit.created', status: 'PENDING_FX' },
+      { kind: 'deposit.failed', status: 'FAILED' },
+    ]);
+    expect(await fxTransactions([deposit.id])).toEqual([]);
+    await ledgerIsGreen();
   });
 
   it('FX failures in one batch: temporary FLAGGED, permanent FAILED, the rest SETTLED; limits released', async () => {

@@ -40,6 +40,13 @@ export interface BatchResult {
    * again once the claim expires.
    */
   deferred: Array<{ depositId: string; error: unknown }>;
+  /**
+   * Deposits filled at the venue whose fill this run did not apply: settled by the run that
+   * claimed them after this run's claim expired (same order, so nothing is lost), or moved out
+   * of PENDING_FX meanwhile (a bank reversal): then the venue holds an order the ledger does
+   * not, for the operator to see in the log.
+   */
+  unapplied: string[];
 }
 
 /**
@@ -78,7 +85,12 @@ export class DepositSettlementService {
       limit: only ? only.ids.length : this.options.batchSize,
       ids: only?.ids,
     });
-    const result: BatchResult = { claimed: claimed.length, outcomes: new Map(), deferred: [] };
+    const result: BatchResult = {
+      claimed: claimed.length,
+      outcomes: new Map(),
+      deferred: [],
+      unapplied: [],
+    };
     if (claimed.length === 0) return result;
 
     const priced = claimed.filter((c) => c.rateId !== null);
@@ -125,6 +137,11 @@ export class DepositSettlementService {
       result.outcomes.set(deposit.id, deposit.status as SettleOutcome);
       if (deposit.status === 'SETTLED') reportSettled(this.onSettled, deposit);
     }
+    const failed = new Set(result.deferred.map((d) => d.depositId));
+    result.unapplied = priced
+      .filter((c) => outcomes.has(c.id) && !result.outcomes.has(c.id) && !failed.has(c.id))
+      .filter((c) => 'fill' in outcomes.get(c.id)!)
+      .map((c) => c.id);
     return result;
   }
 

@@ -70,6 +70,12 @@ export class SettlementDrain {
     const counts: Record<string, number> = {};
     for (const outcome of result.outcomes.values()) counts[outcome] = (counts[outcome] ?? 0) + 1;
     this.log.info({ claimed: result.claimed, ...counts }, 'settlement batch');
+    if (result.unapplied.length > 0) {
+      this.log.warn(
+        { depositIds: result.unapplied },
+        'FX fills not applied: settled by a later claim, or no longer PENDING_FX',
+      );
+    }
     for (const { depositId, error } of result.deferred) {
       this.log.warn({ err: error, depositId }, 'FX order outcome unknown; placed again later');
     }
