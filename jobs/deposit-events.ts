@@ -1,23 +1,24 @@
 import type { Logger } from 'pino';
 import { PgListener } from '../src/db/pg-listener';
 import { DEPOSIT_EVENTS, PAYOUT_EVENTS, WEBHOOK_DELIVERIES } from '../src/modules/events/channels';
-import { settleDeposit } from './settle-deposit.job';
 import { sendPayout } from './send-payout.job';
 import type { Enqueue } from './job';
 
 /**
- * Turns committed changes into jobs at once: a deposit entering PENDING_FX is handed to
- * settlement, a new payout (an AUTO_WITHDRAW deposit converted, a withdrawal accepted) to
- * send-payout. NOTIFY arrives only after the ingestion commit,
- * so settlement never sees a deposit that could still roll back. Notices missed while
- * disconnected are picked up by the redrive sweep. A new webhook delivery wakes the webhook
- * dispatcher (`onWebhookDue`); the deliver-webhooks sweep covers a missed one.
+ * Turns committed changes into work at once: a deposit entering PENDING_FX wakes this
+ * runner's settlement drain (`onDepositPending`; no job row per deposit), a new payout (an
+ * AUTO_WITHDRAW deposit converted, a withdrawal accepted) is handed to send-payout. NOTIFY
+ * arrives only after the ingestion commit, so settlement never sees a deposit that could
+ * still roll back. Deposits whose notice was missed while disconnected are taken by the
+ * settle-deposits sweep. A new webhook delivery wakes the webhook dispatcher
+ * (`onWebhookDue`); the deliver-webhooks sweep covers a missed one.
  */
 export function listenForDepositEvents(
   databaseUrl: string,
   enqueue: Enqueue,
   log: Logger,
   onWebhookDue: () => void,
+  onDepositPending: () => void,
 ): PgListener {
   return new PgListener({
     databaseUrl,
@@ -38,12 +39,7 @@ export function listenForDepositEvents(
       }
       const deposit = DEPOSIT_EVENTS.parse(payload);
       if (!deposit?.depositId) return log.warn({ channel, payload }, 'unreadable notice');
-      if (deposit.status === 'PENDING_FX') {
-        const depositId = deposit.depositId;
-        settleDeposit(enqueue, depositId).catch((error: unknown) =>
-          log.warn({ err: error, depositId }, 'could not enqueue settlement'),
-        );
-      }
+      if (deposit.status === 'PENDING_FX') onDepositPending();
     },
   });
 }

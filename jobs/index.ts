@@ -2,8 +2,7 @@ import { generateRatesJob } from './generate-rates.job';
 import { pruneRateLimitsJob } from './prune-rate-limits.job';
 import { expireOnrampsJob } from './expire-onramps.job';
 import { pruneIdempotencyKeysJob } from './prune-idempotency-keys.job';
-import { settleDepositJob } from './settle-deposit.job';
-import { redriveDepositsJob } from './redrive-deposits.job';
+import { settleDepositsJob } from './settle-deposits.job';
 import { sandboxAutoDepositsJob } from './sandbox-auto-deposits.job';
 import { sendPayoutJob } from './send-payout.job';
 import { processPayoutsJob } from './process-payouts.job';
@@ -16,8 +15,7 @@ export const jobs: JobDefinition[] = [
   pruneRateLimitsJob,
   expireOnrampsJob,
   pruneIdempotencyKeysJob,
-  settleDepositJob,
-  redriveDepositsJob,
+  settleDepositsJob,
   sandboxAutoDepositsJob,
   sendPayoutJob,
   processPayoutsJob,

@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Services } from '../src/services';
 import type { WebhookDispatcher } from '../src/modules/webhooks/webhook-dispatcher';
+import type { SettlementDrain } from '../src/modules/deposits/settlement-drain';
 
 /** Asks for a job to run now; one pending run per `uniqueKey` (a later ask reschedules it). */
 export type Enqueue = (
@@ -18,6 +19,8 @@ export interface JobDeps {
   enqueue: Enqueue;
   /** This runner's webhook attempts (claimed from the database, sent in the background). */
   webhooks: WebhookDispatcher;
+  /** This runner's settlement loop (woken by NOTIFY and by the settle-deposits sweep). */
+  settlement: SettlementDrain;
 }
 
 /** One file per job exports one of these; the runner defines and schedules them. */

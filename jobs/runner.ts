@@ -15,6 +15,7 @@ import { WebhookDispatcher } from '../src/modules/webhooks/webhook-dispatcher';
 import { exitGracefullyOnSignals } from '../src/shutdown';
 import { createJobRunnerMetrics } from '../src/metrics/job-runner-metrics';
 import { serveRunnerHttp } from './runner-http';
+import { SettlementDrain } from '../src/modules/deposits/settlement-drain';
 
 const DEFAULT_LOCK_LIFETIME_MS = 30_000;
 
@@ -72,7 +73,13 @@ async function main(): Promise<void> {
     log,
     metrics.observeWebhookAttempt,
   );
-  const deps: JobDeps = { orm, services, log, enqueue, webhooks };
+  const settlement = new SettlementDrain(
+    services.settlement,
+    () => orm.em.fork(),
+    log,
+    config.SETTLEMENT_BATCH_SIZE,
+  );
+  const deps: JobDeps = { orm, services, log, enqueue, webhooks, settlement };
   const enabled = jobs.filter((job) => job.enabled?.(deps) ?? true);
 
   for (const job of enabled) {
@@ -101,10 +108,16 @@ async function main(): Promise<void> {
   for (const job of enabled) {
     if (job.everyMs) await agenda.every(job.everyMs(deps), job.name);
   }
-  const depositEvents = listenForDepositEvents(databaseUrl, enqueue, log, () => {
-    void webhooks.wake();
-  });
+  const depositEvents = listenForDepositEvents(
+    databaseUrl,
+    enqueue,
+    log,
+    () => void webhooks.wake(),
+    () => void settlement.wake(),
+  );
   await depositEvents.start();
+  // Deposits that arrived while no runner listened are settled now, not one sweep later.
+  void settlement.wake();
   // A fresh deployment gets its first rate at once, not one interval later.
   await agenda.now(generateRatesJob.name);
   log.info(
@@ -121,6 +134,8 @@ async function main(): Promise<void> {
     // No new triggers; then Agenda stops picking jobs and waits for the running ones, and the
     // jobs it had locked but not started are handed back to the other runners at once.
     await depositEvents.stop();
+    // The settlement batch in progress is applied; no new one is claimed.
+    await settlement.stop();
     await drainAgenda(agenda, Math.max(1_000, config.SHUTDOWN_TIMEOUT_MS - 5_000));
     const released = await releaseQueuedJobs(orm, config, agendaName);
     log.info({ released }, 'queued jobs handed back to other runners');

@@ -95,8 +95,18 @@ export const configSchema = z.object({
    * the notification endpoint is not served.
    */
   BANK_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
-  /** A PENDING_FX deposit untouched this long is handed to settlement again (crash repair). */
+  /**
+   * Crash repair: a settlement batch's claim on its deposits lasts this long; if its runner has
+   * not applied the fills by then (killed between placing the FX orders and applying them),
+   * the next drain takes the deposits again and places the same orders.
+   */
   DEPOSIT_REDRIVE_SECONDS: positiveInt(5),
+  /** PENDING_FX deposits a settlement batch claims at most. */
+  SETTLEMENT_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
+  /** How often each runner's settlement sweep runs (the safety net behind NOTIFY). */
+  SETTLEMENT_SWEEP_MS: positiveInt(1000),
+  /** Sandbox FX venue: milliseconds each batch of orders takes, as a real venue's round trip. */
+  SANDBOX_FX_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   JOB_POLL_MS: positiveInt(1000),
   /** How often the job runner expires short-lived onramps past their TTL (reads are exact anyway). */
   EXPIRY_SWEEP_SECONDS: positiveInt(30),

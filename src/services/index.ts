@@ -185,8 +185,13 @@ export function createServices(
       clock,
       ledger,
       depositTransitions,
-      adapters.fxVenue ?? ((em) => new SandboxFxVenue(em)),
+      adapters.fxVenue ??
+        ((em) => new SandboxFxVenue(em, { latencyMs: config.SANDBOX_FX_LATENCY_MS })),
       payouts,
+      {
+        batchSize: config.SETTLEMENT_BATCH_SIZE,
+        claimSeconds: config.DEPOSIT_REDRIVE_SECONDS,
+      },
       adapters.onDepositSettled,
     ),
     reversals,

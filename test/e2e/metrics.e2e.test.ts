@@ -91,7 +91,7 @@ describe('metrics of the gateway and the job runner', () => {
     // Every job has queue gauges; the runner has just started, so little is due.
     for (const name of ['onramp_job_queue_depth', 'onramp_job_queue_lag_seconds']) {
       expect(
-        sampleValue(runnerBefore, name, { job_name: 'settle-deposit' }),
+        sampleValue(runnerBefore, name, { job_name: 'settle-deposits' }),
       ).toBeGreaterThanOrEqual(0);
       expect(sampleValue(runnerBefore, name, { job_name: 'process-payouts' })).toBeDefined();
     }

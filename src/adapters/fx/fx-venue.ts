@@ -25,8 +25,31 @@ export class FxPermanentFailure extends Error {
   override readonly name = 'FxPermanentFailure';
 }
 
+/**
+ * What became of one order of a batch: a fill, or the error the venue gave. A failure that is
+ * neither temporary nor permanent (the venue unreachable, say) leaves the order's outcome
+ * unknown: the caller must place it again later under the same client order id.
+ */
+export type FxOutcome = { fill: FxFill } | { error: unknown };
+
 /** Where NGN is sold for USD. Implementations must be idempotent by `clientOrderId`. */
 export interface FxVenue {
   readonly name: string;
   execute(order: FxOrder): Promise<FxFill>;
+  /** Several orders at once, one outcome each in order (a venue with a batch endpoint). */
+  executeAll?(orders: FxOrder[]): Promise<FxOutcome[]>;
+}
+
+/** Places a batch: through the venue's batch call when it has one, else order by order. */
+export async function placeOrders(venue: FxVenue, orders: FxOrder[]): Promise<FxOutcome[]> {
+  if (orders.length === 0) return [];
+  if (venue.executeAll) return venue.executeAll(orders);
+  return Promise.all(
+    orders.map((order) =>
+      venue.execute(order).then(
+        (fill): FxOutcome => ({ fill }),
+        (error: unknown): FxOutcome => ({ error }),
+      ),
+    ),
+  );
 }

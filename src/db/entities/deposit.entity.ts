@@ -87,6 +87,14 @@ export class Deposit {
   @Property({ type: 'text', nullable: true })
   fxOrderId: string | null = null;
 
+  /** The settlement run holding this PENDING_FX deposit (its FX order placed, fill not applied). */
+  @Property({ type: 'text', nullable: true })
+  settleClaim: string | null = null;
+
+  /** When another run may claim the deposit again (the holder presumed dead). */
+  @Property({ type: 'timestamptz', nullable: true })
+  settleClaimExpiresAt: Date | null = null;
+
   @Property({ type: 'timestamptz', nullable: true })
   reversedAt!: Date | null;
 

@@ -8,6 +8,7 @@ import { Migration20261122000700_operations } from './Migration20261122000700_op
 import { Migration20261124000800_credential_revocations } from './Migration20261124000800_credential_revocations';
 import { Migration20261124000900_secrets_at_rest } from './Migration20261124000900_secrets_at_rest';
 import { Migration20261124170000_sandbox_isolation } from './Migration20261124170000_sandbox_isolation';
+import { Migration20261125000100_settlement_batches } from './Migration20261125000100_settlement_batches';
 import { Migration20261125000200_lean_ledger_events } from './Migration20261125000200_lean_ledger_events';
 import { Migration20261125000400_lean_events } from './Migration20261125000400_lean_events';
 
@@ -34,6 +35,10 @@ export const migrationsList = [
   {
     name: 'Migration20261124170000_sandbox_isolation',
     class: Migration20261124170000_sandbox_isolation,
+  },
+  {
+    name: 'Migration20261125000100_settlement_batches',
+    class: Migration20261125000100_settlement_batches,
   },
   {
     name: 'Migration20261125000200_lean_ledger_events',

@@ -1,35 +1,66 @@
-import { assetForNgn } from '../../domain/rates';
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../clock';
-import { Deposit } from '../../db/entities/deposit.entity';
 import { Onramp, SettlementMode } from '../../db/entities/onramp.entity';
-import { Rate } from '../../db/entities/rate.entity';
 import { retryOnConflict } from '../../db/retry';
-import { REASON } from './deposit-reasons';
+import { newId } from '../../domain/ids';
+import { assetForNgn } from '../../domain/rates';
+import { dec } from '../../domain/money';
 import {
-  merchantAccount,
-  OPERATOR,
-  transfer,
-  type LedgerAccountSpec,
-  type Posting,
-} from '../ledger/ledger-accounts';
-import { Dec, dec } from '../../domain/money';
-import { FxPermanentFailure, FxTemporaryFailure, type FxVenue } from '../../adapters/fx/fx-venue';
-import type { DepositTransitions } from './deposit-transitions';
-import type { LedgerService } from '../ledger/ledger.service';
+  FxPermanentFailure,
+  FxTemporaryFailure,
+  placeOrders,
+  type FxOutcome,
+  type FxVenue,
+} from '../../adapters/fx/fx-venue';
+import { merchantAccount, OPERATOR } from '../ledger/ledger-accounts';
+import type { LedgerEntry, LedgerService } from '../ledger/ledger.service';
 import type { PayoutService } from '../payouts/payout.service';
+import { REASON } from './deposit-reasons';
+import type { BatchMove, DepositTransitions } from './deposit-transitions';
+import { claimPending, lockHeld, type ClaimedDeposit, type HeldDeposit } from './settlement-claim';
+import { conversionPostings } from './conversion-postings';
 import { reportSettled, type SettlementObserver } from './settlement-observer';
 
 export type SettleOutcome = 'SETTLED' | 'PENDING_WITHDRAWAL' | 'FLAGGED' | 'FAILED' | 'skipped';
 
+export interface SettlementOptions {
+  /** Deposits claimed per batch. */
+  batchSize: number;
+  /** How long a claim holds before another run may take the deposit (its holder presumed dead). */
+  claimSeconds: number;
+}
+
+export interface BatchResult {
+  /** Deposits this run claimed (a full batch means more may be waiting). */
+  claimed: number;
+  /** What became of each deposit the run applied; a claimed deposit absent here was skipped. */
+  outcomes: Map<string, SettleOutcome>;
+  /**
+   * Deposits not applied (the venue unreachable, or their apply failed): left claimed, taken
+   * again once the claim expires.
+   */
+  deferred: Array<{ depositId: string; error: unknown }>;
+  /**
+   * Deposits filled at the venue whose fill this run did not apply: settled by the run that
+   * claimed them after this run's claim expired (same order, so nothing is lost), or moved out
+   * of PENDING_FX meanwhile (a bank reversal): then the venue holds an order the ledger does
+   * not, for the operator to see in the log.
+   */
+  unapplied: string[];
+}
+
 /**
- * Converts a PENDING_FX deposit: FX at the venue, the ledger postings and the next status
- * commit in one transaction, or the deposit ends FLAGGED (temporary FX failure) or FAILED
- * (permanent). MERCHANT_BALANCE: SETTLED, credited to the merchant. AUTO_WITHDRAW:
- * PENDING_WITHDRAWAL with its payout row, which the payout flow signs and broadcasts. Safe to run any number of times, from any number of job runners:
- * the deposit row lock and the status check make the second run a no-op, and the ledger's
- * unique (deposit, 'deposit_fx') index refuses a second conversion outright.
+ * Converts PENDING_FX deposits in batches, with no network call inside a transaction:
+ * 1. claim a batch and record each FX client order id (one statement);
+ * 2. place the orders at the venue, outside any transaction (idempotent by client order id);
+ * 3. apply the fills in one transaction, only to rows still PENDING_FX and still held by
+ *    this run. MERCHANT_BALANCE: SETTLED, credited to the merchant. AUTO_WITHDRAW:
+ *    PENDING_WITHDRAWAL with its payout row, which the payout flow signs and broadcasts. FX
+ *    failures: FLAGGED (temporary) or FAILED (permanent).
+ * A run that dies after 2 leaves its claims to expire; the next claim places the same orders
+ * again, gets the same fills and applies them. Two runs never apply one deposit: only the
+ * current claim holder applies, and the ledger's unique (deposit, 'deposit_fx') index refuses
+ * a second conversion outright.
  */
 export class DepositSettlementService {
   constructor(
@@ -38,130 +69,178 @@ export class DepositSettlementService {
     private readonly transitions: DepositTransitions,
     private readonly venueFor: (em: EntityManager) => FxVenue,
     private readonly payouts: PayoutService,
+    private readonly options: SettlementOptions,
     /** Told about each MERCHANT_BALANCE deposit settled, after commit (metrics). */
     private readonly onSettled?: SettlementObserver,
   ) {}
 
-  async settle(em: EntityManager, depositId: string): Promise<SettleOutcome> {
-    const settled: { deposit?: Deposit } = {};
-    const outcome = await retryOnConflict(() =>
-      em.fork().transactional((tx) => {
-        settled.deposit = undefined;
-        return this.settleLocked(tx, depositId, settled);
-      }),
-    );
-    if (outcome === 'SETTLED' && settled.deposit) reportSettled(this.onSettled, settled.deposit);
-    return outcome;
-  }
-
-  private async settleLocked(
-    tx: EntityManager,
-    depositId: string,
-    settled: { deposit?: Deposit },
-  ): Promise<SettleOutcome> {
-    const deposit = await tx.findOne(
-      Deposit,
-      { id: depositId },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
-    if (!deposit || deposit.status !== 'PENDING_FX') return 'skipped';
-    const onChain = deposit.settlementMode === SettlementMode.AUTO_WITHDRAW;
-
-    const rate = await this.conversionRate(tx, deposit);
-    if (!rate) {
-      await this.transitions.moveTo(tx, deposit, 'FLAGGED', { reason: REASON.noRate });
-      return 'FLAGGED';
-    }
-    const amountNgn = dec(deposit.amountNgn);
-    let usdBought: Dec;
-    try {
-      const fill = await this.venueFor(tx).execute({
-        clientOrderId: deposit.fxOrderId ?? deposit.id,
-        merchantId: deposit.merchantId,
-        amountNgn,
-        marketRateNgnPerUsd: dec(rate.marketRate),
-      });
-      usdBought = fill.usdBought;
-    } catch (error) {
-      if (error instanceof FxPermanentFailure) {
-        await this.transitions.moveTo(tx, deposit, 'FAILED', { reason: REASON.fxPermanent });
-        return 'FAILED';
-      }
-      if (error instanceof FxTemporaryFailure) {
-        await this.transitions.moveTo(tx, deposit, 'FLAGGED', { reason: REASON.fxTemporary });
-        return 'FLAGGED';
-      }
-      throw error;
-    }
-
-    const amountAsset = assetForNgn(amountNgn, rate.inverseRate);
-    const conversion = {
-      kind: 'deposit_fx',
-      depositId: deposit.id,
-      memo: `rate ${rate.id}`,
-      postings: conversionPostings(
-        onChain ? OPERATOR.usdPayoutsPending : merchantAccount(deposit.merchantId, 'usd_available'),
-        amountNgn,
-        usdBought,
-        amountAsset,
-      ),
-    };
-    deposit.rateId = rate.id;
-    deposit.amountAsset = amountAsset.toFixed(6);
-    deposit.fxExecutedAt = this.clock.now();
-    if (!onChain) {
-      // Crediting the merchant locks their balance row until commit, and every settlement of
-      // theirs waits on it: so the credit is the last write, after the status change.
-      await this.transitions.moveTo(tx, deposit, 'SETTLED');
-      await this.ledger.post(tx, conversion);
-      settled.deposit = deposit;
-      return 'SETTLED';
-    }
-    await this.ledger.post(tx, conversion);
-    const onramp = await tx.findOneOrFail(Onramp, { id: deposit.onrampId });
-    await this.payouts.create(tx, {
-      merchantId: deposit.merchantId,
-      chain: deposit.chain!,
-      asset: deposit.asset!,
-      toAddress: onramp.destinationAddress!,
-      amount: deposit.amountAsset,
-      depositId: deposit.id,
+  /** One batch: the oldest pending deposits no live run holds (or only `ids`). */
+  async settleBatch(em: EntityManager, only?: { ids: string[] }): Promise<BatchResult> {
+    const claim = newId('stl', this.clock);
+    const now = this.clock.now();
+    const claimed = await claimPending(em.fork(), {
+      claim,
+      now,
+      expiresAt: new Date(now.getTime() + this.options.claimSeconds * 1000),
+      limit: only ? only.ids.length : this.options.batchSize,
+      ids: only?.ids,
     });
-    await this.transitions.moveTo(tx, deposit, 'PENDING_WITHDRAWAL');
-    return 'PENDING_WITHDRAWAL';
+    const result: BatchResult = {
+      claimed: claimed.length,
+      outcomes: new Map(),
+      deferred: [],
+      unapplied: [],
+    };
+    if (claimed.length === 0) return result;
+
+    const priced = claimed.filter((c) => c.rateId !== null);
+    const fills = await placeOrders(
+      this.venueFor(em.fork()),
+      priced.map((c) => ({
+        clientOrderId: c.fxOrderId,
+        merchantId: c.merchantId,
+        amountNgn: dec(c.amountNgn),
+        marketRateNgnPerUsd: dec(c.marketRate!),
+      })),
+    );
+    const outcomes = new Map<string, FxOutcome>();
+    priced.forEach((c, i) => {
+      const outcome = fills[i];
+      if ('error' in outcome && !isFxFailure(outcome.error)) {
+        result.deferred.push({ depositId: c.id, error: outcome.error });
+      } else {
+        outcomes.set(c.id, outcome);
+      }
+    });
+    const ready = claimed.filter((c) => c.rateId === null || outcomes.has(c.id));
+    const applyInTransaction = (batch: ClaimedDeposit[]) =>
+      retryOnConflict(() =>
+        em.fork().transactional((tx) => this.apply(tx, claim, batch, outcomes)),
+      );
+    let settled: HeldDeposit[];
+    try {
+      settled = await applyInTransaction(ready);
+    } catch (error) {
+      if (ready.length <= 1) throw error;
+      // One bad row must not hold back the batch (it would fail again on every claim): apply
+      // deposit by deposit; one that still fails stays claimed and is retried after expiry.
+      settled = [];
+      for (const deposit of ready) {
+        try {
+          settled.push(...(await applyInTransaction([deposit])));
+        } catch (single) {
+          result.deferred.push({ depositId: deposit.id, error: single });
+        }
+      }
+    }
+    for (const deposit of settled) {
+      result.outcomes.set(deposit.id, deposit.status as SettleOutcome);
+      if (deposit.status === 'SETTLED') reportSettled(this.onSettled, deposit);
+    }
+    const failed = new Set(result.deferred.map((d) => d.depositId));
+    result.unapplied = priced
+      .filter((c) => outcomes.has(c.id) && !result.outcomes.has(c.id) && !failed.has(c.id))
+      .filter((c) => 'fill' in outcomes.get(c.id)!)
+      .map((c) => c.id);
+    return result;
   }
 
-  /**
-   * Short-lived onramps convert at their locked rate, honoured for every deposit received
-   * inside its validity; PERMANENT onramps at the rate valid when the FX executes.
-   */
-  private async conversionRate(tx: EntityManager, deposit: Deposit): Promise<Rate | null> {
-    if (deposit.rateId) return tx.findOneOrFail(Rate, { id: deposit.rateId });
-    return tx.findOne(
-      Rate,
-      { to: deposit.asset ?? 'USD', expiresAt: { $gt: this.clock.now() } },
-      { orderBy: { createdAt: 'desc' } },
+  /** Settles one deposit now (tests, tools); 'skipped' when it is not PENDING_FX or is held. */
+  async settle(em: EntityManager, depositId: string): Promise<SettleOutcome> {
+    const result = await this.settleBatch(em, { ids: [depositId] });
+    const deferred = result.deferred.find((d) => d.depositId === depositId);
+    if (deferred) throw deferred.error;
+    return result.outcomes.get(depositId) ?? 'skipped';
+  }
+
+  /** Returns the deposits it moved, with their new status. */
+  private async apply(
+    tx: EntityManager,
+    claim: string,
+    ready: ClaimedDeposit[],
+    outcomes: Map<string, FxOutcome>,
+  ): Promise<HeldDeposit[]> {
+    const held = await lockHeld(
+      tx,
+      claim,
+      ready.map((c) => c.id),
     );
+    const claimedById = new Map(ready.map((c) => [c.id, c]));
+    const now = this.clock.now();
+    const moves: BatchMove[] = [];
+    const conversions: Array<{ owedTo: string; entry: LedgerEntry }> = [];
+    const onChain: HeldDeposit[] = [];
+    for (const deposit of held) {
+      const claimed = claimedById.get(deposit.id)!;
+      const outcome = outcomes.get(deposit.id);
+      if (!claimed.rateId || !outcome) {
+        moves.push({ deposit, to: 'FLAGGED', options: { reason: REASON.noRate } });
+        continue;
+      }
+      if ('error' in outcome) {
+        const permanent = outcome.error instanceof FxPermanentFailure;
+        moves.push({
+          deposit,
+          to: permanent ? 'FAILED' : 'FLAGGED',
+          options: { reason: permanent ? REASON.fxPermanent : REASON.fxTemporary },
+        });
+        continue;
+      }
+      const toChain = deposit.settlementMode === SettlementMode.AUTO_WITHDRAW;
+      const amountNgn = dec(deposit.amountNgn);
+      const amountAsset = assetForNgn(amountNgn, claimed.inverseRate!);
+      const owedTo = toChain
+        ? OPERATOR.usdPayoutsPending
+        : merchantAccount(deposit.merchantId, 'usd_available');
+      conversions.push({
+        owedTo: owedTo.id,
+        entry: {
+          kind: 'deposit_fx',
+          depositId: deposit.id,
+          memo: `rate ${claimed.rateId}`,
+          postings: conversionPostings(owedTo, amountNgn, outcome.fill.usdBought, amountAsset),
+        },
+      });
+      deposit.rateId = claimed.rateId;
+      deposit.amountAsset = amountAsset.toFixed(6);
+      deposit.fxExecutedAt = now;
+      moves.push({ deposit, to: toChain ? 'PENDING_WITHDRAWAL' : 'SETTLED' });
+      if (toChain) onChain.push(deposit);
+    }
+    await this.createPayouts(tx, onChain);
+    // Merchant balance rows are locked in one order (by account id) by every batch, so two
+    // runners' batches crediting the same merchants wait on each other instead of deadlocking.
+    conversions.sort((a, b) => (a.owedTo < b.owedTo ? -1 : a.owedTo > b.owedTo ? 1 : 0));
+    await this.transitions.moveAllTo(
+      tx,
+      moves,
+      conversions.map((c) => c.entry),
+    );
+    return held;
+  }
+
+  /** AUTO_WITHDRAW: the payout of each converted deposit, to its onramp's address. */
+  private async createPayouts(tx: EntityManager, deposits: HeldDeposit[]): Promise<void> {
+    if (deposits.length === 0) return;
+    const onramps = await tx.find(
+      Onramp,
+      { id: { $in: [...new Set(deposits.map((d) => d.onrampId))] } },
+      { fields: ['id', 'destinationAddress'] },
+    );
+    const addressOf = new Map(onramps.map((o) => [o.id, o.destinationAddress]));
+    for (const deposit of deposits) {
+      await this.payouts.create(tx, {
+        merchantId: deposit.merchantId,
+        chain: deposit.chain!,
+        asset: deposit.asset!,
+        toAddress: addressOf.get(deposit.onrampId)!,
+        amount: deposit.amountAsset!,
+        depositId: deposit.id,
+      });
+    }
   }
 }
 
-/**
- * NGN leaves clearing for the venue; the USD it bought lands in the treasury, owed up to
- * `amount_asset` (to the merchant's balance, or on-chain for AUTO_WITHDRAW) and the rest (the
- * fee spread) earned by the operator.
- */
-export function conversionPostings(
-  owedTo: LedgerAccountSpec,
-  amountNgn: Dec,
-  usdBought: Dec,
-  amountAsset: Dec,
-): Posting[] {
-  const spread = usdBought.minus(amountAsset);
-  return [
-    ...transfer(OPERATOR.ngnClearing, OPERATOR.ngnBank, amountNgn),
-    ...transfer(OPERATOR.usdTreasury, owedTo, amountAsset),
-    ...(spread.isNeg()
-      ? transfer(OPERATOR.usdFxRevenue, OPERATOR.usdTreasury, spread.neg())
-      : transfer(OPERATOR.usdTreasury, OPERATOR.usdFxRevenue, spread)),
-  ];
+function isFxFailure(error: unknown): boolean {
+  return error instanceof FxTemporaryFailure || error instanceof FxPermanentFailure;
 }

@@ -13,7 +13,10 @@ export interface SettledDeposit {
 export type SettlementObserver = (settled: SettledDeposit) => void;
 
 /** Reports a committed settlement; an observer that throws never changes the outcome. */
-export function reportSettled(observer: SettlementObserver | undefined, deposit: Deposit): void {
+export function reportSettled(
+  observer: SettlementObserver | undefined,
+  deposit: Pick<Deposit, 'id' | 'settlementMode' | 'createdAt' | 'settledAt'>,
+): void {
   if (!observer || !deposit.settledAt) return;
   try {
     observer({
