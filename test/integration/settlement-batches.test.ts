@@ -201,7 +201,7 @@ describe('settlement in batches (real PostgreSQL)', () => {
     expect(settledReports.map((r) => r.depositId)).toEqual([deposit.id]);
   });
 
-  it('no lock is held while the orders are at the venue: a bank reversal meanwhile wins, the fill is not applied', async () => {
+  it('no lock is held while the orders are at the venue; a bank reversal meanwhile waits for the fill, then reverses the settled deposit', async () => {
     const merchant = await kit.merchant();
     const onramp = await kit.onramp(merchant);
     const deposit = await kit.transfer(onramp.accountNumber, '15000', `REV-AT-VENUE-${merchant}`);
@@ -215,19 +215,35 @@ describe('settlement in batches (real PostgreSQL)', () => {
     const atVenue = services.settlement.settleBatch(orm.em.fork(), { ids: [deposit.id] });
     while (venueOverride !== null) await new Promise((r) => setTimeout(r, 5));
 
-    // With the order still out, the reversal takes the row at once (it would wait on a lock
-    // held across the venue call).
-    const reversed = await services.reversals.reverse(orm.em.fork(), `REV-AT-VENUE-${merchant}`);
-    expect(reversed.deposit).toMatchObject({ status: 'FAILED' });
+    // With the order out, the row is free: another transaction locks it without waiting.
+    const free = orm.em.fork();
+    await free.transactional((tx) =>
+      tx
+        .getConnection()
+        .execute(
+          'select id from deposits where id = ? for update nowait',
+          [deposit.id],
+          'all',
+          tx.getTransactionContext(),
+        ),
+    );
+    // The NGN is sold once the order is out: the reversal waits for the batch's outcome.
+    let reversalDone = false;
+    const reversal = services.reversals
+      .reverse(orm.em.fork(), `REV-AT-VENUE-${merchant}`)
+      .finally(() => (reversalDone = true));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(reversalDone).toBe(false);
     release();
-    const late = await atVenue;
-    expect(late.outcomes.size).toBe(0);
-    expect(late.unapplied).toEqual([deposit.id]);
+    const applied = await atVenue;
+    expect(applied.outcomes.get(deposit.id)).toBe('SETTLED');
+    expect((await reversal).deposit).toMatchObject({ status: 'REVERSED' });
     expect(await kit.events(deposit.id)).toEqual([
       { kind: 'deposit.created', status: 'PENDING_FX' },
-      { kind: 'deposit.failed', status: 'FAILED' },
+      { kind: 'deposit.settled', status: 'SETTLED' },
+      { kind: 'deposit.reversed', status: 'REVERSED' },
     ]);
-    expect(await fxTransactions([deposit.id])).toEqual([]);
+    expect(await fxTransactions([deposit.id])).toHaveLength(1);
     await ledgerIsGreen();
   });
 

@@ -14,6 +14,13 @@ import type { LedgerService } from '../ledger/ledger.service';
 import type { PayoutService } from '../payouts/payout.service';
 import { depositSnapshot } from '../../services/audit-snapshots';
 
+/** How long a reversal waits for a settlement batch that holds the deposit to finish. */
+const CLAIM_WAIT_MS = 15_000;
+const CLAIM_POLL_MS = 25;
+
+/** The deposit's FX order may be at the venue: its outcome decides what the reversal undoes. */
+class HeldBySettlement extends Error {}
+
 export interface ReversalOutcome {
   deposit: Deposit;
   /** False when the reversal was already recorded (a repeated notification). */
@@ -69,6 +76,34 @@ export class DepositReversalService {
     if (!/^[\x21-\x7e]{1,128}$/.test(bankReference)) {
       throw invalidParameter('bank_reference', 'must be 1-128 visible ASCII characters');
     }
+    const waitUntil = Date.now() + CLAIM_WAIT_MS;
+    for (;;) {
+      try {
+        return await this.reverseOnce(em, bankReference, options);
+      } catch (error) {
+        if (!(error instanceof HeldBySettlement)) throw error;
+        if (Date.now() >= waitUntil) {
+          throw new DomainError(
+            ErrorCode.ServiceUnavailable,
+            'The deposit is being converted right now; retry the reversal in a few seconds',
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, CLAIM_POLL_MS));
+      }
+    }
+  }
+
+  /**
+   * Once a settlement batch has placed a deposit's FX order, the NGN is sold whatever the bank
+   * does: so a reversal waits for the batch to apply its fill (the deposit is then SETTLED and
+   * the reversal makes it REVERSED, the operator absorbing the NGN) or to give the deposit up.
+   * Recording it as FAILED meanwhile would book NGN returned that the venue already took.
+   */
+  private reverseOnce(
+    em: EntityManager,
+    bankReference: string,
+    options: Parameters<DepositReversalService['reverse']>[2] = {},
+  ): Promise<ReversalOutcome> {
     return retryOnConflict(() =>
       em.fork().transactional(async (tx) => {
         const deposit = await tx.findOne(
@@ -83,6 +118,13 @@ export class DepositReversalService {
           );
         }
         if (deposit.reversedAt) return { deposit, reversed: false };
+        if (
+          deposit.status === 'PENDING_FX' &&
+          deposit.settleClaimExpiresAt !== null &&
+          deposit.settleClaimExpiresAt > this.clock.now()
+        ) {
+          throw new HeldBySettlement();
+        }
         const before = depositSnapshot(deposit);
         const converted = deposit.fxExecutedAt !== null;
         const amountNgn = dec(deposit.amountNgn);
