@@ -180,7 +180,7 @@ export function createServices(
     }),
     ledger,
     depositTransitions,
-    ingestion: new DepositIngestionService(clock, limits, ledger, accounts),
+    ingestion: new DepositIngestionService(clock, limits, ledger),
     settlement: new DepositSettlementService(
       clock,
       ledger,

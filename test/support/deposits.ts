@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ManualClock } from '../../src/clock';
 import type { Services } from '../../src/services';
 import { Deposit } from '../../src/db/entities/deposit.entity';
+import type { DepositView } from '../../src/modules/deposits/deposit-view';
 import { dec } from '../../src/domain/money';
 
 /** A fixed market: 1,500 NGN per USD and USDC, 1,501 per USDT. */
@@ -49,7 +50,7 @@ export function depositKit(orm: MikroORM, services: Services, clock: ManualClock
       accountNumber: string,
       amountNgn: string,
       bankReference?: string,
-    ): Promise<Deposit> {
+    ): Promise<DepositView> {
       serial += 1;
       const outcome = await services.ingestion.receive(orm.em.fork(), {
         accountNumber,
