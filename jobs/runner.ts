@@ -4,18 +4,18 @@ import { systemClock } from '../src/clock';
 import { createLogger } from '../src/logger';
 import { openOrm } from '../src/db/orm';
 import { requireDatabaseUrl } from '../src/db/database-url';
-import { createServices } from '../src/services';
+import { createServices } from '../src/container';
 import { warnAboutSecrets } from '../src/crypto/process-secrets';
 import { backendName, connectAgenda, drainAgenda, releaseQueuedJobs } from './agenda';
 import { jobs } from './index';
 import { generateRatesJob } from './generate-rates.job';
 import { listenForDepositEvents } from './deposit-events';
 import type { Enqueue, JobDeps } from './job';
-import { WebhookDispatcher } from '../src/modules/webhooks/webhook-dispatcher';
+import { WebhookDispatcher } from '../src/webhooks/webhook-dispatcher';
 import { exitGracefullyOnSignals } from '../src/shutdown';
 import { createJobRunnerMetrics } from '../src/metrics/job-runner-metrics';
 import { serveRunnerHttp } from './runner-http';
-import { SettlementDrain } from '../src/modules/deposits/settlement-drain';
+import { SettlementDrain } from '../src/deposits/settlement-drain';
 
 const DEFAULT_LOCK_LIFETIME_MS = 30_000;
 

@@ -3,7 +3,7 @@ import { loadConfigOrExit } from './config';
 import { systemClock } from './clock';
 import { createLogger } from './logger';
 import { openOrm } from './db/orm';
-import { createServices } from './services';
+import { createServices } from './container';
 import { buildGateway } from './api/server';
 import { buildInternalServer } from './api/internal-server';
 import { AddressLimiter } from './api/address-limit';

@@ -6,10 +6,10 @@
  * metrics, no rate limiting: what the read costs with nothing of the service in the way.
  *
  * Per request, as the gateway:
- *   1. the API key lookup (`API_KEY_SQL` of src/services/auth.service.ts), 401 when unknown or
+ *   1. the API key lookup (`API_KEY_SQL` of src/merchants/auth.service.ts), 401 when unknown or
  *      revoked;
  *   2. the merchant-scoped deposit select (`DepositQueryService.findView` of
- *      src/modules/deposits/deposit-query.service.ts for a secret key), 404 when none.
+ *      src/deposits/deposit-query.service.ts for a secret key), 404 when none.
  * The gateway's third statement, the rate-limit counter upsert (one per request, or fewer
  * when requests of one key overlap), is NOT run here: it is part of the service's overhead
  * being measured, not of "the same read".

@@ -5,7 +5,7 @@ import type {
   IdempotencyClaim,
   IdempotencyScope,
   IdempotencyService,
-} from '../services/idempotency.service';
+} from '../system/idempotency.service';
 import './principal';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { Services } from '../services';
+import type { Services } from '../container';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import './principal';
 import type { AddressLimiter } from './address-limit';

@@ -5,9 +5,9 @@ import { fastifyApolloHandler, fastifyApolloDrainPlugin } from '@as-integrations
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { errorBody, ErrorCode } from '../domain/errors';
-import { environmentOf, type Services } from '../services';
+import { environmentOf, type Services } from '../container';
 import { merchantContext } from '../context/request-context';
-import { forbidden } from '../services/auth.service';
+import { forbidden } from '../merchants/auth.service';
 import { createApollo } from './graphql/apollo';
 import type { GraphQLContext } from './graphql/context';
 import { buildGraphQLSchema } from './graphql/schema';

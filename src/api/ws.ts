@@ -5,10 +5,10 @@ import { getOperationAST, GraphQLError, type ExecutionResult, type GraphQLSchema
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
-import { environmentOf, type Services } from '../services';
+import { environmentOf, type Services } from '../container';
 import { merchantContext, type MerchantContext, type Principal } from '../context/request-context';
 import { DomainError, ErrorCode } from '../domain/errors';
-import { hashSecret } from '../services/merchant.service';
+import { hashSecret } from '../merchants/merchant.service';
 import { formatGraphQLError } from './graphql/errors';
 import { gatewayValidationRules, MAX_QUERY_TOKENS } from './graphql/validation-rules';
 import { DocumentCache } from './graphql/document-cache';

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { Command } from 'commander';
-import { environmentOf } from '../services';
+import { environmentOf } from '../container';
 import type { KeyEnvironment } from '../db/entities/api-key.entity';
 import { DomainError } from '../domain/errors';
-import { publicDeposit } from '../modules/deposits/public-deposit';
+import { publicDeposit } from '../deposits/public-deposit';
 import { encodeCursor } from '../domain/pagination';
 import {
   CliError,

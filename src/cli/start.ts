@@ -7,7 +7,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { loadConfig, loadConfigOrExit, type Config } from '../config';
 import { systemClock } from '../clock';
 import { migrate, openOrm } from '../db/orm';
-import { createServices } from '../services';
+import { createServices } from '../container';
 import { CHAIN_IDS, CHAINS } from '../domain/chains';
 import {
   LOCAL_HOT_WALLET_PRIVATE_KEY,

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { WebhookEndpointService } from '../modules/webhooks/webhook-endpoint.service';
-import { sealContext } from '../services/idempotency.service';
+import type { WebhookEndpointService } from '../webhooks/webhook-endpoint.service';
+import { sealContext } from '../system/idempotency.service';
 import type { SecretBox } from './secret-box';
 
 export interface ReencryptReport {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Services } from '../services';
-import { environmentOf } from '../services';
+import type { Services } from '../container';
+import { environmentOf } from '../container';
 import { DomainError } from '../domain/errors';
 
 export interface SandboxCredentials {

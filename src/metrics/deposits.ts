@@ -1,8 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
-import { DEPOSITS_BY_STATUS_SQL } from '../modules/deposits/deposit-counts';
-import { DEPOSIT_STATUSES } from '../modules/deposits/deposit-state-machine';
+import { DEPOSITS_BY_STATUS_SQL } from '../deposits/deposit-counts';
+import { DEPOSIT_STATUSES } from '../domain/deposit-state-machine';
 import { scrapeQuery } from './scrape-query';
 
 export interface DepositsGauge {

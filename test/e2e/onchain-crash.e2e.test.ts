@@ -1,5 +1,5 @@
 import type { Chain } from '../../src/domain/assets';
-import { toBaseUnits } from '../../src/modules/payouts/payout-rules';
+import { toBaseUnits } from '../../src/domain/payout-rules';
 import { startTestChains, type TestChains } from '../support/chains';
 import { createTestDatabase } from '../support/db';
 import { request } from '../support/http';

@@ -1,7 +1,7 @@
 import { decodeEventLog, erc20Abi, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Chain } from '../../src/domain/assets';
-import { toBaseUnits } from '../../src/modules/payouts/payout-rules';
+import { toBaseUnits } from '../../src/domain/payout-rules';
 import { LOCAL_HOT_WALLET_PRIVATE_KEY } from '../../src/embedded/local-chains';
 import { startTestChains, type TestChains } from '../support/chains';
 import { createTestDatabase } from '../support/db';

@@ -2,10 +2,10 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
-import { createServices, type Services } from '../../src/services';
+import { createServices, type Services } from '../../src/container';
 import { DomainError, ErrorCode } from '../../src/domain/errors';
 import { dec } from '../../src/domain/money';
-import { CREDENTIAL_REVOKED } from '../../src/modules/events/channels';
+import { CREDENTIAL_REVOKED } from '../../src/events/channels';
 import { createTestDatabase, openTestOrm } from '../support/db';
 
 const GRACE_S = 3600;

@@ -2,9 +2,9 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
-import { createServices, environmentOf, type Services } from '../../src/services';
-import { hashSecret } from '../../src/services/merchant.service';
-import { CREDENTIAL_REVOKED } from '../../src/modules/events/channels';
+import { createServices, environmentOf, type Services } from '../../src/container';
+import { hashSecret } from '../../src/merchants/merchant.service';
+import { CREDENTIAL_REVOKED } from '../../src/events/channels';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { eventually } from '../support/stack';
 

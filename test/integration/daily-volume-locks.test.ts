@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
-import { lockDailyVolume } from '../../src/modules/deposits/daily-volume';
+import { lockDailyVolume } from '../../src/deposits/daily-volume';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { sql } from '../support/sql';
 

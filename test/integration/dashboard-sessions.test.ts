@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
-import { createServices, environmentOf, type Services } from '../../src/services';
+import { createServices, environmentOf, type Services } from '../../src/container';
 import { createTestDatabase, openTestOrm } from '../support/db';
 
 describe('dashboard sessions (real PostgreSQL, moved clock)', () => {

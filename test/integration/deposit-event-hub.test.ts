@@ -4,7 +4,7 @@ import pino from 'pino';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock, systemClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
-import { createServices, type Services } from '../../src/services';
+import { createServices, type Services } from '../../src/container';
 import { DepositEventHub } from '../../src/api/subscriptions/deposit-event-hub';
 import type { DepositNode } from '../../src/api/graphql/types/deposit.type';
 import { createTestDatabase, openTestOrm } from '../support/db';

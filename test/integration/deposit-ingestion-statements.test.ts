@@ -1,8 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
-import { createServices, type Services } from '../../src/services';
-import type { InboundTransfer } from '../../src/modules/deposits/deposit-ingestion.service';
+import { createServices, type Services } from '../../src/container';
+import type { InboundTransfer } from '../../src/deposits/deposit-ingestion.service';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { depositKit } from '../support/deposits';
 

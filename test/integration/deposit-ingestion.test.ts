@@ -1,9 +1,9 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
-import { createServices, type Services } from '../../src/services';
+import { createServices, type Services } from '../../src/container';
 import { DomainError, ErrorCode } from '../../src/domain/errors';
-import { DEPOSIT_TRANSITIONS } from '../../src/modules/deposits/deposit-state-machine';
+import { DEPOSIT_TRANSITIONS } from '../../src/domain/deposit-state-machine';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { depositKit } from '../support/deposits';
 import { secretKeyContext } from '../support/contexts';

@@ -1,10 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
-import { createServices, type Services } from '../../src/services';
+import { createServices, type Services } from '../../src/container';
 import { ErrorCode } from '../../src/domain/errors';
 import { dec } from '../../src/domain/money';
-import { merchantAccount, OPERATOR, transfer } from '../../src/modules/ledger/ledger-accounts';
+import { merchantAccount, OPERATOR, transfer } from '../../src/domain/ledger';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { depositKit } from '../support/deposits';
 

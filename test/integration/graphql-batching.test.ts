@@ -4,7 +4,7 @@ import type { ApolloServer } from '@apollo/server';
 import type { FastifyBaseLogger } from 'fastify';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
-import { createServices, type Services } from '../../src/services';
+import { createServices, type Services } from '../../src/container';
 import { createApollo } from '../../src/api/graphql/apollo';
 import { buildGraphQLSchema } from '../../src/api/graphql/schema';
 import type { GraphQLContext } from '../../src/api/graphql/context';

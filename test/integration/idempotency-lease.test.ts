@@ -6,7 +6,7 @@ import { ManualClock } from '../../src/clock';
 import { mapError } from '../../src/api/error-mapping';
 import { registerIdempotency, requestHash } from '../../src/api/idempotency';
 import { errorBody } from '../../src/domain/errors';
-import { IdempotencyService, sealContext } from '../../src/services/idempotency.service';
+import { IdempotencyService, sealContext } from '../../src/system/idempotency.service';
 import { SecretBox, SecretDecryptError } from '../../src/crypto/secret-box';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { request } from '../support/http';

@@ -8,7 +8,7 @@ import { mapError } from '../../src/api/error-mapping';
 import { validatorCompiler } from '../../src/api/validation';
 import { canonicalJson, registerIdempotency, requestHash } from '../../src/api/idempotency';
 import { DomainError, ErrorCode, errorBody } from '../../src/domain/errors';
-import { IdempotencyService, sealContext } from '../../src/services/idempotency.service';
+import { IdempotencyService, sealContext } from '../../src/system/idempotency.service';
 import { SecretBox } from '../../src/crypto/secret-box';
 import { pruneIdempotencyKeysJob } from '../../jobs/prune-idempotency-keys.job';
 import type { JobDeps } from '../../jobs/job';

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
-import { createServices } from '../../src/services';
+import { createServices } from '../../src/container';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { depositKit } from '../support/deposits';
 

@@ -5,11 +5,11 @@ import { Client } from 'pg';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
-import { createServices, type Services } from '../../src/services';
+import { createServices, type Services } from '../../src/container';
 import { dec } from '../../src/domain/money';
 import { SandboxFxVenue } from '../../src/adapters/fx/sandbox-fx-venue';
 import { FxPermanentFailure, FxTemporaryFailure } from '../../src/adapters/fx/fx-venue';
-import { checkLedger, LEDGER_CHECK_NAMES } from '../../src/modules/ledger/ledger-check';
+import { checkLedger, LEDGER_CHECK_NAMES } from '../../src/ledger/ledger-check';
 import { createTestDatabase, forgetTestDatabase, openTestOrm } from '../support/db';
 
 const market = {

@@ -2,14 +2,14 @@ import { Client } from 'pg';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
 import { dec } from '../../src/domain/money';
-import { checkLedger } from '../../src/modules/ledger/ledger-check';
+import { checkLedger } from '../../src/ledger/ledger-check';
 import {
   merchantAccount,
   OPERATOR,
   transfer,
   type LedgerAccountSpec,
-} from '../../src/modules/ledger/ledger-accounts';
-import { LedgerService, type LedgerEntry } from '../../src/modules/ledger/ledger.service';
+} from '../../src/domain/ledger';
+import { LedgerService, type LedgerEntry } from '../../src/ledger/ledger.service';
 import { createTestDatabase, forgetTestDatabase, openTestOrm } from '../support/db';
 
 /**

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
-import { createServices, type Services } from '../../src/services';
+import { createServices, type Services } from '../../src/container';
 import { DomainError, ErrorCode } from '../../src/domain/errors';
 import { dec } from '../../src/domain/money';
 import { createTestDatabase, openTestOrm } from '../support/db';

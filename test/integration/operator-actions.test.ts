@@ -1,10 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
-import { createServices, type Services } from '../../src/services';
-import { REASON } from '../../src/modules/deposits/deposit-reasons';
+import { createServices, type Services } from '../../src/container';
+import { REASON } from '../../src/domain/deposit-reasons';
 import { KeyEnvironment } from '../../src/db/entities/api-key.entity';
-import { checkLedger } from '../../src/modules/ledger/ledger-check';
+import { checkLedger } from '../../src/ledger/ledger-check';
 import { Dec, dec } from '../../src/domain/money';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { depositKit } from '../support/deposits';

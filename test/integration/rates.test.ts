@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
-import { RateService } from '../../src/services/rate.service';
+import { RateService } from '../../src/rates/rate.service';
 import { SandboxRateSource } from '../../src/adapters/fx/sandbox-rate-source';
 import type { RateSource } from '../../src/adapters/fx/rate-source';
 import { dec } from '../../src/domain/money';

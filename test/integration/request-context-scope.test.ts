@@ -1,10 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
-import { createServices, environmentOf, type Services } from '../../src/services';
+import { createServices, environmentOf, type Services } from '../../src/container';
 import { narrowedTo, operatorContext } from '../../src/context/request-context';
 import { DomainError, ErrorCode } from '../../src/domain/errors';
-import { depositViewFromSnapshot } from '../../src/modules/deposits/deposit-view';
+import { depositViewFromSnapshot } from '../../src/deposits/deposit-view';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { depositKit } from '../support/deposits';
 import { clientSecretContext, secretKeyContext } from '../support/contexts';

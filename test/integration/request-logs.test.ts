@@ -1,7 +1,7 @@
 import { systemClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
 import { dec } from '../../src/domain/money';
-import { createServices } from '../../src/services';
+import { createServices } from '../../src/container';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { request } from '../support/http';
 import { baseEnv, createMerchant, eventually, startGateway, type Gateway } from '../support/stack';

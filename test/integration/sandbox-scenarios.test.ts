@@ -1,8 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
-import { createServices, type Services } from '../../src/services';
-import { REASON } from '../../src/modules/deposits/deposit-reasons';
+import { createServices, type Services } from '../../src/container';
+import { REASON } from '../../src/domain/deposit-reasons';
 import { SandboxRateSource } from '../../src/adapters/fx/sandbox-rate-source';
 import { RateSourceUnavailableError } from '../../src/adapters/fx/rate-source';
 import { createTestDatabase, openTestOrm } from '../support/db';

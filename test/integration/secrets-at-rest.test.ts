@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
-import { createServices, type Services } from '../../src/services';
+import { createServices, type Services } from '../../src/container';
 import { keyId, parseKey, SecretBox, SecretDecryptError } from '../../src/crypto/secret-box';
-import { sealContext } from '../../src/services/idempotency.service';
+import { sealContext } from '../../src/system/idempotency.service';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { onrampCli } from '../support/stack';
 

@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
-import { createServices, type Services } from '../../src/services';
+import { createServices, type Services } from '../../src/container';
 import { dec } from '../../src/domain/money';
 import { SandboxFxVenue } from '../../src/adapters/fx/sandbox-fx-venue';
 import {
@@ -10,10 +10,10 @@ import {
   type FxOutcome,
   type FxVenue,
 } from '../../src/adapters/fx/fx-venue';
-import { claimPending } from '../../src/modules/deposits/settlement-claim';
-import { SettlementDrain } from '../../src/modules/deposits/settlement-drain';
-import { checkLedger } from '../../src/modules/ledger/ledger-check';
-import type { SettledDeposit } from '../../src/modules/deposits/settlement-observer';
+import { claimPending } from '../../src/deposits/settlement-claim';
+import { SettlementDrain } from '../../src/deposits/settlement-drain';
+import { checkLedger } from '../../src/ledger/ledger-check';
+import type { SettledDeposit } from '../../src/deposits/settlement-observer';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { depositKit } from '../support/deposits';
 

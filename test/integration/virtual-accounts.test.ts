@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
-import { isValidNuban, nubanFor } from '../../src/modules/onramps/nuban';
+import { isValidNuban, nubanFor } from '../../src/domain/nuban';
 import {
   type AllocatedAccount,
   VirtualAccountService,
-} from '../../src/modules/onramps/virtual-account.service';
+} from '../../src/onramps/virtual-account.service';
 import { createTestDatabase, openTestOrm } from '../support/db';
 
 const DAY = 86_400_000;

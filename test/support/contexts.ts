@@ -1,4 +1,4 @@
-import { environmentOf, type Services } from '../../src/services';
+import { environmentOf, type Services } from '../../src/container';
 import { merchantContext, type MerchantContext } from '../../src/context/request-context';
 
 /** Request contexts as the transports build them, for service-level tests. */

@@ -1,8 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ManualClock } from '../../src/clock';
-import type { Services } from '../../src/services';
+import type { Services } from '../../src/container';
 import { Deposit } from '../../src/db/entities/deposit.entity';
-import type { DepositView } from '../../src/modules/deposits/deposit-view';
+import type { DepositView } from '../../src/deposits/deposit-view';
 import { dec } from '../../src/domain/money';
 
 /** A fixed market: 1,500 NGN per USD and USDC, 1,501 per USDT. */

@@ -2,7 +2,7 @@ import {
   planResolution,
   ResolutionRefused,
   type ResolutionFacts,
-} from '../../src/modules/deposits/deposit-resolution-rules';
+} from '../../src/domain/deposit-resolution';
 
 const flagged = (over: Partial<ResolutionFacts> = {}): ResolutionFacts => ({
   status: 'FLAGGED',

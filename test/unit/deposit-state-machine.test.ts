@@ -5,7 +5,7 @@ import {
   IllegalTransitionError,
   transition,
   type DepositStatus,
-} from '../../src/modules/deposits/deposit-state-machine';
+} from '../../src/domain/deposit-state-machine';
 
 /** The spec's transition table and API.md's additions, written out independently. */
 const ALLOWED: Array<[DepositStatus | null, DepositStatus]> = [

@@ -2,10 +2,10 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { loadConfig } from '../../src/config';
 import { SettlementMode } from '../../src/db/entities/onramp.entity';
-import { DEPOSIT_STATUSES } from '../../src/modules/deposits/deposit-state-machine';
+import { DEPOSIT_STATUSES } from '../../src/domain/deposit-state-machine';
 import { createGatewayMetrics } from '../../src/metrics/gateway-metrics';
 import { createJobRunnerMetrics } from '../../src/metrics/job-runner-metrics';
-import { HealthService } from '../../src/services/health.service';
+import { HealthService } from '../../src/system/health.service';
 import { serveRunnerHttp } from '../../jobs/runner-http';
 import { parsePrometheusText, sampleValue } from '../support/prometheus-text';
 

@@ -1,4 +1,4 @@
-import { isValidNuban, nubanCheckDigit, nubanFor } from '../../src/modules/onramps/nuban';
+import { isValidNuban, nubanCheckDigit, nubanFor } from '../../src/domain/nuban';
 
 // Weights 3,7,3 | 3,7,3,3,7,3,3,7,3 over bank code | serial; check = (10 - sum % 10) % 10.
 const KNOWN: Array<[bankCode: string, serial: number, accountNumber: string]> = [

@@ -3,7 +3,7 @@ import {
   fromBaseUnits,
   outageOutlasted,
   toBaseUnits,
-} from '../../src/modules/payouts/payout-rules';
+} from '../../src/domain/payout-rules';
 
 describe('payout amounts in base units', () => {
   it.each([

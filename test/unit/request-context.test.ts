@@ -7,8 +7,8 @@ import {
   type RequestContext,
 } from '../../src/context/request-context';
 import { listingOnramp, merchantWide, readScopeOf } from '../../src/context/read-scope';
-import type { DepositQueryService } from '../../src/modules/deposits/deposit-query.service';
-import type { OnrampService } from '../../src/modules/onramps/onramp.service';
+import type { DepositQueryService } from '../../src/deposits/deposit-query.service';
+import type { OnrampService } from '../../src/onramps/onramp.service';
 import { DomainError, ErrorCode } from '../../src/domain/errors';
 
 const deployment = { environment: KeyEnvironment.Sandbox, clock: new ManualClock() };

@@ -1,4 +1,4 @@
-import { parseBlocklist, reviewPayout } from '../../src/modules/deposits/risk-rules';
+import { parseBlocklist, reviewPayout } from '../../src/domain/risk-rules';
 
 const payout = {
   merchantId: 'mer_1',

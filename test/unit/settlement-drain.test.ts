@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SettlementDrain } from '../../src/modules/deposits/settlement-drain';
+import { SettlementDrain } from '../../src/deposits/settlement-drain';
 import type {
   BatchResult,
   DepositSettlementService,
-} from '../../src/modules/deposits/deposit-settlement.service';
+} from '../../src/deposits/deposit-settlement.service';
 
 /** A settlement whose batches claim the scripted counts, each taking one gated step. */
 function scriptedSettlement(claims: number[]) {

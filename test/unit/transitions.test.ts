@@ -1,6 +1,6 @@
 import { canMove, checkMove, IllegalTransitionError } from '../../src/domain/transitions';
-import { ONRAMP_LIFECYCLE } from '../../src/modules/onramps/onramp-status';
-import { DEPOSIT_LIFECYCLE } from '../../src/modules/deposits/deposit-state-machine';
+import { ONRAMP_LIFECYCLE } from '../../src/domain/onramp-status';
+import { DEPOSIT_LIFECYCLE } from '../../src/domain/deposit-state-machine';
 
 describe('status lifecycles as data (one rule for every aggregate)', () => {
   it('an onramp starts ACTIVE and leaves it once, for good', () => {

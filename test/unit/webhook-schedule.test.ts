@@ -4,7 +4,7 @@ import {
   MAX_RETRIES,
   nextAttemptAt,
   plannedRetryOffsetMs,
-} from '../../src/modules/webhooks/webhook-schedule';
+} from '../../src/domain/webhook-schedule';
 
 const first = new Date('2026-08-01T00:00:00Z');
 const HOUR = 3_600_000;

@@ -1,4 +1,4 @@
-import { isPublicAddress, parseWebhookUrl } from '../../src/modules/webhooks/webhook-url';
+import { isPublicAddress, parseWebhookUrl } from '../../src/domain/webhook-url';
 import { DomainError } from '../../src/domain/errors';
 
 describe('webhook URLs', () => {

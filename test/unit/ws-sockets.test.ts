@@ -1,8 +1,8 @@
 import type { WebSocket } from 'ws';
 import { ManualClock } from '../../src/clock';
-import type { Principal } from '../../src/services/auth.service';
+import type { Principal } from '../../src/merchants/auth.service';
 import { SocketRegistry, WS_CLOSE, type OpenSocket } from '../../src/api/ws-sockets';
-import { CREDENTIAL_REVOKED } from '../../src/modules/events/channels';
+import { CREDENTIAL_REVOKED } from '../../src/events/channels';
 
 const key = (keyId: string): Principal => ({ kind: 'secret_key', merchantId: 'm_1', keyId });
 const secret = (onrampId: string): Principal => ({

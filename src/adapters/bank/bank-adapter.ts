@@ -1,5 +1,5 @@
 import { DomainError, ErrorCode } from '../../domain/errors';
-import type { InboundTransfer } from '../../modules/deposits/deposit-ingestion.service';
+import type { InboundTransfer } from '../../deposits/deposit-ingestion.service';
 
 /** What a bank provider tells us, in our own vocabulary. */
 export type BankEvent =

@@ -11,7 +11,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { Chain } from '../../domain/assets';
-import type { Fees } from '../../modules/payouts/payout-rules';
+import type { Fees } from '../../domain/payout-rules';
 
 export type Stablecoin = 'USDC' | 'USDT';
 

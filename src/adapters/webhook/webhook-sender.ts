@@ -3,7 +3,7 @@ import https from 'node:https';
 import { promises as dnsPromises, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { isPublicAddress } from '../../modules/webhooks/webhook-url';
+import { isPublicAddress } from '../../domain/webhook-url';
 
 export interface WebhookRequest {
   url: string;

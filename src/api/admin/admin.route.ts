@@ -1,6 +1,6 @@
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
-import { environmentOf, type Services } from '../../services';
+import { environmentOf, type Services } from '../../container';
 import { operatorContext } from '../../context/request-context';
 import { createApollo } from '../graphql/apollo';
 import type { AdminContext } from './admin-context';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../../services';
+import type { Services } from '../../container';
 import { DomainError, ErrorCode, errorBody } from '../../domain/errors';
-import { forbidden } from '../../services/auth.service';
+import { forbidden } from '../../merchants/auth.service';
 import { readAsset, readPage } from './dashboard-files';
 import {
   clearedSessionCookie,

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MerchantContext, Principal } from '../../context/request-context';
-import type { Services } from '../../services';
+import type { Services } from '../../container';
 import type { DepositEvents } from '../subscriptions/deposit-event-hub';
 
 /** What every resolver receives: a fresh EntityManager, the caller and its context, and the use cases. */

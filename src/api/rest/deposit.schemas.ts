@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { DEPOSIT_STATUSES } from '../../modules/deposits/deposit-state-machine';
+import { DEPOSIT_STATUSES } from '../../domain/deposit-state-machine';
 import { PageQuery } from './onramp.schemas';
 
 const NullableString = (options: Parameters<typeof Type.String>[0] = {}) =>

@@ -1,7 +1,7 @@
 import type { Onramp } from '../../db/entities/onramp.entity';
-import { onrampStatusAt } from '../../modules/onramps/onramp-status';
+import { onrampStatusAt } from '../../domain/onramp-status';
 import type { Rate } from '../../db/entities/rate.entity';
-import type { MerchantBalance } from '../../modules/ledger/ledger.service';
+import type { MerchantBalance } from '../../ledger/ledger.service';
 
 /** REST shapes (snake_case). Rates are JSON numbers as the spec shows; money amounts elsewhere are strings. */
 export function presentRate(rate: Rate) {

@@ -1,5 +1,5 @@
 import { Entity, Enum, PrimaryKey, Property } from '@mikro-orm/core';
-import type { DepositStatus } from '../../modules/deposits/deposit-state-machine';
+import type { DepositStatus } from '../../domain/deposit-state-machine';
 import { SettlementMode } from './onramp.entity';
 
 /**

@@ -93,7 +93,7 @@ const MOVED = `
  * a hundred for a batch of ten. Now a statement-level trigger with transition tables checks
  * every move against `deposit_transitions`, writes all the events and their webhook
  * deliveries and sends the notices in ONE statement, whatever the number of rows. NOTIFY
- * payloads are unchanged (`src/modules/events/channels.ts` parses them). Withdrawal events keep
+ * payloads are unchanged (`src/events/channels.ts` parses them). Withdrawal events keep
  * their per-row trigger and get their deliveries from `events_webhook_delivery`, now skipped
  * for deposit events. The identity check only runs when an UPDATE names an identity column.
  */

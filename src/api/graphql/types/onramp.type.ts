@@ -13,7 +13,7 @@ import {
   OnrampType,
   SettlementMode,
 } from '../../../db/entities/onramp.entity';
-import { onrampStatusAt } from '../../../modules/onramps/onramp-status';
+import { onrampStatusAt } from '../../../domain/onramp-status';
 import { PageInfoType } from './connection';
 
 registerEnumType(OnrampType, { name: 'OnrampType' });

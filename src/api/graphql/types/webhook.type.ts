@@ -1,9 +1,9 @@
 import { Field, GraphQLISODateTime, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import type { WebhookEndpointView } from '../../../modules/webhooks/webhook-endpoint.service';
+import type { WebhookEndpointView } from '../../../webhooks/webhook-endpoint.service';
 import type {
   WebhookAttemptView,
   WebhookDeliveryView,
-} from '../../../modules/webhooks/webhook-log.service';
+} from '../../../webhooks/webhook-log.service';
 import { PageInfoType } from './connection';
 
 export enum WebhookDeliveryStatusEnum {

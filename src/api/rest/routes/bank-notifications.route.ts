@@ -6,9 +6,9 @@ import {
   BANK_TIMESTAMP_HEADER,
   HmacBankAdapter,
 } from '../../../adapters/bank/hmac-bank-adapter';
-import { DEPOSIT_STATUSES } from '../../../modules/deposits/deposit-state-machine';
+import { DEPOSIT_STATUSES } from '../../../domain/deposit-state-machine';
 import { DomainError, ErrorCode } from '../../../domain/errors';
-import type { Services } from '../../../services';
+import type { Services } from '../../../container';
 import { validatorCompiler } from '../../validation';
 import { errorResponses } from '../schemas';
 

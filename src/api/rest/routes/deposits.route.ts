@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Services } from '../../../services';
+import type { Services } from '../../../container';
 import { requestContextOf } from '../../principal';
 import { pageInfo, parsePage } from '../../../domain/pagination';
 import { errorResponses } from '../schemas';
 import { IdParams, Pagination } from '../onramp.schemas';
 import { DepositListQuery, DepositResponse } from '../deposit.schemas';
-import { publicDeposit } from '../../../modules/deposits/public-deposit';
+import { publicDeposit } from '../../../deposits/public-deposit';
 
 export const depositRoutes =
   (services: Services): FastifyPluginAsyncTypebox =>

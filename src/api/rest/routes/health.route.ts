@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../../services';
+import type { Services } from '../../../container';
 import { ErrorCode } from '../../../domain/errors';
 
 const HealthResponse = Type.Object({

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../../services';
-import { requireSecretKey } from '../../../services/auth.service';
+import type { Services } from '../../../container';
+import { requireSecretKey } from '../../../merchants/auth.service';
 import { requestContextOf } from '../../principal';
 import { pageInfo, parsePage } from '../../../domain/pagination';
 import { errorResponses } from '../schemas';

@@ -1,0 +1,232 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from './clock';
+import type { Config } from './config';
+import { KeyEnvironment } from './db/entities/api-key.entity';
+import { dec } from './domain/money';
+import type { FxVenue } from './adapters/fx/fx-venue';
+import { SandboxFxVenue } from './adapters/fx/sandbox-fx-venue';
+import { AuthService } from './merchants/auth.service';
+import { HealthService } from './system/health.service';
+import { MerchantService } from './merchants/merchant.service';
+import { RateService } from './rates/rate.service';
+import { SandboxService } from './sandbox/sandbox.service';
+import { OnrampService } from './onramps/onramp.service';
+import { VirtualAccountService } from './onramps/virtual-account.service';
+import { IdempotencyService } from './system/idempotency.service';
+import { LedgerService } from './ledger/ledger.service';
+import { DepositTransitions } from './deposits/deposit-transitions';
+import { DepositIngestionService } from './deposits/deposit-ingestion.service';
+import { DepositSettlementService } from './deposits/deposit-settlement.service';
+import { DepositReversalService } from './deposits/deposit-reversal.service';
+import { DepositQueryService } from './deposits/deposit-query.service';
+import { chainRegistryFromConfig, type ChainRegistry } from './adapters/chain/chain-registry';
+import { ChainHealthService } from './system/chain-health.service';
+import { PayoutService } from './payouts/payout.service';
+import { PayoutSweepService } from './payouts/payout-sweep.service';
+import { BlocklistFile, RiskReviewService } from './deposits/risk-review.service';
+import { WithdrawalService } from './payouts/withdrawal.service';
+import { WebhookEndpointService } from './webhooks/webhook-endpoint.service';
+import { WebhookDeliveryService, type WebhookSender } from './webhooks/webhook-delivery.service';
+import { WebhookLogService } from './webhooks/webhook-log.service';
+import { DashboardSessionService } from './merchants/dashboard-session.service';
+import { AuditLogService } from './operator/audit-log.service';
+import { OperatorTokenService } from './operator/operator-token.service';
+import { OperatorService } from './operator/operator.service';
+import { TreasuryService } from './ledger/treasury.service';
+import { DepositResolutionService } from './deposits/deposit-resolution.service';
+import { HttpWebhookSender, resolvesToPublicOnly } from './adapters/webhook/webhook-sender';
+import { webhookEnvelope } from './webhooks/webhook-envelope';
+import { VERSION } from './version';
+import type { SettlementObserver } from './deposits/settlement-observer';
+import { encryptionFromConfig, type Encryption } from './crypto/encryption-keys';
+
+/** The use cases both transports and the job runner call; built once per process. */
+export interface Services {
+  clock: Clock;
+  config: Config;
+  auth: AuthService;
+  health: HealthService;
+  merchants: MerchantService;
+  rates: RateService;
+  sandbox: SandboxService;
+  accounts: VirtualAccountService;
+  onramps: OnrampService;
+  idempotency: IdempotencyService;
+  ledger: LedgerService;
+  depositTransitions: DepositTransitions;
+  ingestion: DepositIngestionService;
+  settlement: DepositSettlementService;
+  reversals: DepositReversalService;
+  deposits: DepositQueryService;
+  chains: ChainRegistry;
+  chainHealth: ChainHealthService;
+  payouts: PayoutService;
+  payoutSweep: PayoutSweepService;
+  withdrawals: WithdrawalService;
+  webhookEndpoints: WebhookEndpointService;
+  webhookDeliveries: WebhookDeliveryService;
+  webhookLog: WebhookLogService;
+  auditLog: AuditLogService;
+  operatorTokens: OperatorTokenService;
+  /** Operator actions (command line, admin GraphQL), each with its audit entry. */
+  operator: OperatorService;
+  treasury: TreasuryService;
+  dashboardSessions: DashboardSessionService;
+  /** ENCRYPTION_KEY (and the keys being rotated out): seals secrets at rest. */
+  encryption: Encryption;
+}
+
+export interface ServiceAdapters {
+  /** The FX venue bound to a transaction's EntityManager (sandbox venue by default). */
+  fxVenue?: (em: EntityManager) => FxVenue;
+  /** The chains payouts use (default: from the *_RPC_URL settings). */
+  chains?: ChainRegistry;
+  /** Where the risk blocklist reports a file that stopped parsing (it keeps the last list). */
+  onBlocklistError?: (error: unknown) => void;
+  /** Where webhooks are sent (default: HTTP with the configured timeout). */
+  webhookSender?: WebhookSender;
+  /** DNS check of a webhook host when it is set (default: the system resolver). */
+  resolvesToPublicOnly?: (hostname: string) => Promise<boolean>;
+  /** Told about each deposit this process settles, after commit (the job runner's metrics). */
+  onDepositSettled?: SettlementObserver;
+}
+
+export function environmentOf(config: Config): KeyEnvironment {
+  return config.ONRAMP_ENV === 'production' ? KeyEnvironment.Production : KeyEnvironment.Sandbox;
+}
+
+export function createServices(
+  config: Config,
+  clock: Clock,
+  adapters: ServiceAdapters = {},
+): Services {
+  const auditLog = new AuditLogService(clock);
+  const sandbox = new SandboxService(clock, auditLog);
+  const rates = new RateService(
+    clock,
+    {
+      feeBps: config.FEE_BPS,
+      intervalSeconds: config.RATE_INTERVAL_SECONDS,
+      ttlSeconds: config.RATE_TTL_SECONDS,
+    },
+    // A merchant's rateSourceDown scenario only exists in the sandbox.
+    config.ONRAMP_ENV === 'sandbox',
+  );
+  const accounts = new VirtualAccountService(clock, {
+    code: config.VA_BANK_CODE,
+    name: config.VA_BANK_NAME,
+  });
+  const ledger = new LedgerService(clock);
+  const depositTransitions = new DepositTransitions(clock, ledger);
+  const limits = {
+    perDepositUsd: dec(config.DEPOSIT_LIMIT_USD),
+    merchantDailyUsd: dec(config.MERCHANT_DAILY_LIMIT_USD),
+    systemDailyUsd: dec(config.SYSTEM_DAILY_LIMIT_USD),
+  };
+  const sandboxEnv = config.ONRAMP_ENV === 'sandbox';
+  const auth = new AuthService(environmentOf(config), clock, config.CLIENT_SECRET_GRACE_SECONDS);
+  const encryption = encryptionFromConfig(config);
+  const webhookEndpoints = new WebhookEndpointService(clock, encryption.box, {
+    production: !sandboxEnv,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    rotationSeconds: config.WEBHOOK_SECRET_ROTATION_SECONDS,
+    resolvesToPublicOnly: adapters.resolvesToPublicOnly ?? resolvesToPublicOnly,
+  });
+  const chains = adapters.chains ?? chainRegistryFromConfig(config);
+  const chainHealth = new ChainHealthService(clock, chains, sandboxEnv);
+  const payouts = new PayoutService(
+    clock,
+    config,
+    chains,
+    chainHealth,
+    ledger,
+    depositTransitions,
+    new RiskReviewService(
+      clock,
+      new BlocklistFile(config.RISK_BLOCKLIST_FILE, adapters.onBlocklistError),
+      sandboxEnv,
+    ),
+    adapters.onDepositSettled,
+  );
+  const merchants = new MerchantService(clock);
+  const reversals = new DepositReversalService(clock, ledger, depositTransitions, payouts);
+  const webhookLog = new WebhookLogService(clock);
+  const operatorTokens = new OperatorTokenService(clock);
+  return {
+    clock,
+    config,
+    auth,
+    health: new HealthService(),
+    merchants,
+    rates,
+    sandbox,
+    accounts,
+    onramps: new OnrampService(
+      clock,
+      {
+        ttlSeconds: config.ONRAMP_TTL_SECONDS,
+        dailyLimit: config.ONRAMP_DAILY_LIMIT,
+        sandbox: config.ONRAMP_ENV === 'sandbox',
+      },
+      rates,
+      accounts,
+      sandbox,
+    ),
+    idempotency: new IdempotencyService(clock, encryption.box, {
+      leaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
+    }),
+    ledger,
+    depositTransitions,
+    ingestion: new DepositIngestionService(clock, limits, ledger),
+    settlement: new DepositSettlementService(
+      clock,
+      ledger,
+      depositTransitions,
+      adapters.fxVenue ??
+        ((em) => new SandboxFxVenue(em, { latencyMs: config.SANDBOX_FX_LATENCY_MS })),
+      payouts,
+      {
+        batchSize: config.SETTLEMENT_BATCH_SIZE,
+        claimSeconds: config.DEPOSIT_REDRIVE_SECONDS,
+      },
+      adapters.onDepositSettled,
+    ),
+    reversals,
+    deposits: new DepositQueryService(),
+    chains,
+    chainHealth,
+    payouts,
+    payoutSweep: new PayoutSweepService(clock, config, chains, chainHealth, payouts),
+    withdrawals: new WithdrawalService(clock, ledger, payouts, dec(config.WITHDRAWAL_MIN_USD)),
+    webhookEndpoints,
+    webhookDeliveries: new WebhookDeliveryService(
+      clock,
+      adapters.webhookSender ??
+        new HttpWebhookSender({
+          timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+          publicOnly: !config.WEBHOOK_ALLOW_PRIVATE,
+          userAgent: `ngn-onramp-webhooks/${VERSION}`,
+        }),
+      webhookEnvelope,
+      {
+        leaseMs: config.WEBHOOK_TIMEOUT_MS + 45_000,
+        openSecret: (merchantId, stored) => webhookEndpoints.open(merchantId, stored),
+      },
+    ),
+    webhookLog,
+    auditLog,
+    operatorTokens,
+    operator: new OperatorService(
+      clock,
+      auditLog,
+      merchants,
+      new DepositResolutionService(clock, ledger, depositTransitions),
+      reversals,
+      webhookLog,
+      operatorTokens,
+    ),
+    treasury: new TreasuryService(clock, chains),
+    dashboardSessions: new DashboardSessionService(clock, auth, config.DASHBOARD_SESSION_SECONDS),
+    encryption,
+  };
+}

@@ -1,0 +1,126 @@
+import { payoutHasEntries } from '../ledger/ledger-locks';
+import { assetForNgn } from '../domain/rates';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../clock';
+import type { Deposit } from '../db/entities/deposit.entity';
+import { Payout } from '../db/entities/payout.entity';
+import { Rate } from '../db/entities/rate.entity';
+import { REASON } from '../domain/deposit-reasons';
+import {
+  planResolution,
+  ResolutionRefused,
+  type Resolution,
+  type ResolutionFacts,
+} from '../domain/deposit-resolution';
+import { DomainError, ErrorCode } from '../domain/errors';
+import { newId } from '../domain/ids';
+import { OPERATOR, transfer } from '../domain/ledger';
+import { dec } from '../domain/money';
+import type { DepositTransitions } from './deposit-transitions';
+import type { LedgerService } from '../ledger/ledger.service';
+
+/**
+ * Manual resolution of FLAGGED deposits (API.md): to PENDING_FX at the current rate, from
+ * where the job runner converts it like any other deposit, or to FAILED 'Returned to sender
+ * after review'. A deposit FLAGGED after FX first has its conversion unwound (see
+ * `planResolution`), so both ways start from NGN held in suspense.
+ */
+export class DepositResolutionService {
+  constructor(
+    private readonly clock: Clock,
+    private readonly ledger: LedgerService,
+    private readonly transitions: DepositTransitions,
+  ) {}
+
+  /** The deposit must be row-locked in `tx`. */
+  async resolveLocked(tx: EntityManager, deposit: Deposit, resolution: Resolution): Promise<void> {
+    const payout = await this.latestPayout(tx, deposit.id);
+    const facts: ResolutionFacts = {
+      status: deposit.status,
+      converted: deposit.fxExecutedAt !== null,
+      reversed: deposit.reversedAt !== null,
+      latestPayout: payout && { status: payout.status, released: await this.released(tx, payout) },
+    };
+    let plan;
+    try {
+      plan = planResolution(facts, resolution);
+    } catch (error) {
+      if (error instanceof ResolutionRefused) {
+        throw new DomainError(ErrorCode.InvalidParameter, error.message);
+      }
+      throw error;
+    }
+    // Settling needs a rate now: refuse before anything is written.
+    const rate = plan.to === 'PENDING_FX' ? await this.currentRate(tx, deposit) : null;
+    if (plan.unwind) await this.unwind(tx, deposit, payout!);
+    if (plan.release) await this.release(tx, deposit, payout!);
+    if (rate) {
+      const quoted = assetForNgn(dec(deposit.amountNgn), rate.inverseRate).toFixed(6);
+      deposit.rateId = rate.id;
+      deposit.amountAsset = quoted;
+      deposit.limitUsd = quoted;
+      await this.transitions.moveTo(tx, deposit, 'PENDING_FX');
+    } else {
+      await this.transitions.moveTo(tx, deposit, 'FAILED', { reason: REASON.returnedToSender });
+    }
+  }
+
+  /**
+   * The USD held for the deposit is sold back for its NGN, booked at the original conversion
+   * (the treasury desk carries any difference), and the NGN is held in suspense again.
+   */
+  private async unwind(tx: EntityManager, deposit: Deposit, payout: Payout): Promise<void> {
+    await this.ledger.post(tx, {
+      kind: 'deposit_unwind',
+      depositId: deposit.id,
+      payoutId: payout.id,
+      memo: `conversion of ${payout.amount} USD unwound by an operator`,
+      postings: [
+        ...transfer(OPERATOR.usdSuspense, OPERATOR.usdTreasury, dec(payout.amount)),
+        ...transfer(OPERATOR.ngnBank, OPERATOR.ngnSuspense, dec(deposit.amountNgn)),
+      ],
+    });
+    deposit.fxExecutedAt = null;
+    deposit.amountAsset = null;
+    deposit.txHash = null;
+    // The venue is idempotent by order id: a new conversion needs a new one.
+    deposit.fxOrderId = newId('fxo', this.clock);
+  }
+
+  private async release(tx: EntityManager, deposit: Deposit, payout: Payout): Promise<void> {
+    await this.ledger.post(tx, {
+      kind: 'deposit_release',
+      depositId: deposit.id,
+      payoutId: payout.id,
+      memo: 'bank already returned the NGN; held USD kept by the operator',
+      postings: transfer(OPERATOR.usdSuspense, OPERATOR.usdRecoveries, dec(payout.amount)),
+    });
+  }
+
+  private latestPayout(tx: EntityManager, depositId: string): Promise<Payout | null> {
+    return tx.findOne(Payout, { depositId }, { orderBy: { createdAt: 'desc', id: 'desc' } });
+  }
+
+  private async released(tx: EntityManager, payout: Payout): Promise<boolean> {
+    return payoutHasEntries(tx, payout.id, ['deposit_unwind', 'deposit_release']);
+  }
+
+  /** The newest valid rate for what the deposit converts to. */
+  private async currentRate(tx: EntityManager, deposit: Deposit): Promise<Rate> {
+    const to = deposit.rateId
+      ? (await tx.findOneOrFail(Rate, { id: deposit.rateId })).to
+      : (deposit.asset ?? 'USD');
+    const rate = await tx.findOne(
+      Rate,
+      { to, expiresAt: { $gt: this.clock.now() } },
+      { orderBy: { createdAt: 'desc' } },
+    );
+    if (!rate) {
+      throw new DomainError(
+        ErrorCode.RateUnavailable,
+        `No valid NGN/${to} rate to settle at; try again once a rate is published`,
+      );
+    }
+    return rate;
+  }
+}

@@ -1,0 +1,246 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../clock';
+import { Onramp, SettlementMode } from '../db/entities/onramp.entity';
+import { retryOnConflict } from '../db/retry';
+import { newId } from '../domain/ids';
+import { assetForNgn } from '../domain/rates';
+import { dec } from '../domain/money';
+import {
+  FxPermanentFailure,
+  FxTemporaryFailure,
+  placeOrders,
+  type FxOutcome,
+  type FxVenue,
+} from '../adapters/fx/fx-venue';
+import { merchantAccount, OPERATOR } from '../domain/ledger';
+import type { LedgerEntry, LedgerService } from '../ledger/ledger.service';
+import type { PayoutService } from '../payouts/payout.service';
+import { REASON } from '../domain/deposit-reasons';
+import type { BatchMove, DepositTransitions } from './deposit-transitions';
+import { claimPending, lockHeld, type ClaimedDeposit, type HeldDeposit } from './settlement-claim';
+import { conversionPostings } from './conversion-postings';
+import { reportSettled, type SettlementObserver } from './settlement-observer';
+
+export type SettleOutcome = 'SETTLED' | 'PENDING_WITHDRAWAL' | 'FLAGGED' | 'FAILED' | 'skipped';
+
+export interface SettlementOptions {
+  /** Deposits claimed per batch. */
+  batchSize: number;
+  /** How long a claim holds before another run may take the deposit (its holder presumed dead). */
+  claimSeconds: number;
+}
+
+export interface BatchResult {
+  /** Deposits this run claimed (a full batch means more may be waiting). */
+  claimed: number;
+  /** What became of each deposit the run applied; a claimed deposit absent here was skipped. */
+  outcomes: Map<string, SettleOutcome>;
+  /**
+   * Deposits not applied (the venue unreachable, or their apply failed): left claimed, taken
+   * again once the claim expires.
+   */
+  deferred: Array<{ depositId: string; error: unknown }>;
+  /**
+   * Deposits filled at the venue whose fill this run did not apply: settled by the run that
+   * claimed them after this run's claim expired (same order, so nothing is lost), or moved out
+   * of PENDING_FX meanwhile (a bank reversal): then the venue holds an order the ledger does
+   * not, for the operator to see in the log.
+   */
+  unapplied: string[];
+}
+
+/**
+ * Converts PENDING_FX deposits in batches, with no network call inside a transaction:
+ * 1. claim a batch and record each FX client order id (one statement);
+ * 2. place the orders at the venue, outside any transaction (idempotent by client order id);
+ * 3. apply the fills in one transaction, only to rows still PENDING_FX and still held by
+ *    this run. MERCHANT_BALANCE: SETTLED, credited to the merchant. AUTO_WITHDRAW:
+ *    PENDING_WITHDRAWAL with its payout row, which the payout flow signs and broadcasts. FX
+ *    failures: FLAGGED (temporary) or FAILED (permanent).
+ * A run that dies after 2 leaves its claims to expire; the next claim places the same orders
+ * again, gets the same fills and applies them. Two runs never apply one deposit: only the
+ * current claim holder applies, and the ledger's unique (deposit, 'deposit_fx') index refuses
+ * a second conversion outright.
+ */
+export class DepositSettlementService {
+  constructor(
+    private readonly clock: Clock,
+    private readonly ledger: LedgerService,
+    private readonly transitions: DepositTransitions,
+    private readonly venueFor: (em: EntityManager) => FxVenue,
+    private readonly payouts: PayoutService,
+    private readonly options: SettlementOptions,
+    /** Told about each MERCHANT_BALANCE deposit settled, after commit (metrics). */
+    private readonly onSettled?: SettlementObserver,
+  ) {}
+
+  /** One batch: the oldest pending deposits no live run holds (or only `ids`). */
+  async settleBatch(em: EntityManager, only?: { ids: string[] }): Promise<BatchResult> {
+    const claim = newId('stl', this.clock);
+    const now = this.clock.now();
+    const claimed = await claimPending(em.fork(), {
+      claim,
+      now,
+      expiresAt: new Date(now.getTime() + this.options.claimSeconds * 1000),
+      limit: only ? only.ids.length : this.options.batchSize,
+      ids: only?.ids,
+    });
+    const result: BatchResult = {
+      claimed: claimed.length,
+      outcomes: new Map(),
+      deferred: [],
+      unapplied: [],
+    };
+    if (claimed.length === 0) return result;
+
+    const priced = claimed.filter((c) => c.rateId !== null);
+    const fills = await placeOrders(
+      this.venueFor(em.fork()),
+      priced.map((c) => ({
+        clientOrderId: c.fxOrderId,
+        merchantId: c.merchantId,
+        amountNgn: dec(c.amountNgn),
+        marketRateNgnPerUsd: dec(c.marketRate!),
+      })),
+    );
+    const outcomes = new Map<string, FxOutcome>();
+    priced.forEach((c, i) => {
+      const outcome = fills[i];
+      if ('error' in outcome && !isFxFailure(outcome.error)) {
+        result.deferred.push({ depositId: c.id, error: outcome.error });
+      } else {
+        outcomes.set(c.id, outcome);
+      }
+    });
+    const ready = claimed.filter((c) => c.rateId === null || outcomes.has(c.id));
+    const applyInTransaction = (batch: ClaimedDeposit[]) =>
+      retryOnConflict(() =>
+        em.fork().transactional((tx) => this.apply(tx, claim, batch, outcomes)),
+      );
+    let settled: HeldDeposit[];
+    try {
+      settled = await applyInTransaction(ready);
+    } catch (error) {
+      if (ready.length <= 1) throw error;
+      // One bad row must not hold back the batch (it would fail again on every claim): apply
+      // deposit by deposit; one that still fails stays claimed and is retried after expiry.
+      settled = [];
+      for (const deposit of ready) {
+        try {
+          settled.push(...(await applyInTransaction([deposit])));
+        } catch (single) {
+          result.deferred.push({ depositId: deposit.id, error: single });
+        }
+      }
+    }
+    for (const deposit of settled) {
+      result.outcomes.set(deposit.id, deposit.status as SettleOutcome);
+      if (deposit.status === 'SETTLED') reportSettled(this.onSettled, deposit);
+    }
+    const failed = new Set(result.deferred.map((d) => d.depositId));
+    result.unapplied = priced
+      .filter((c) => outcomes.has(c.id) && !result.outcomes.has(c.id) && !failed.has(c.id))
+      .filter((c) => 'fill' in outcomes.get(c.id)!)
+      .map((c) => c.id);
+    return result;
+  }
+
+  /** Settles one deposit now (tests, tools); 'skipped' when it is not PENDING_FX or is held. */
+  async settle(em: EntityManager, depositId: string): Promise<SettleOutcome> {
+    const result = await this.settleBatch(em, { ids: [depositId] });
+    const deferred = result.deferred.find((d) => d.depositId === depositId);
+    if (deferred) throw deferred.error;
+    return result.outcomes.get(depositId) ?? 'skipped';
+  }
+
+  /** Returns the deposits it moved, with their new status. */
+  private async apply(
+    tx: EntityManager,
+    claim: string,
+    ready: ClaimedDeposit[],
+    outcomes: Map<string, FxOutcome>,
+  ): Promise<HeldDeposit[]> {
+    const held = await lockHeld(
+      tx,
+      claim,
+      ready.map((c) => c.id),
+    );
+    const claimedById = new Map(ready.map((c) => [c.id, c]));
+    const now = this.clock.now();
+    const moves: BatchMove[] = [];
+    const conversions: Array<{ owedTo: string; entry: LedgerEntry }> = [];
+    const onChain: HeldDeposit[] = [];
+    for (const deposit of held) {
+      const claimed = claimedById.get(deposit.id)!;
+      const outcome = outcomes.get(deposit.id);
+      if (!claimed.rateId || !outcome) {
+        moves.push({ deposit, to: 'FLAGGED', options: { reason: REASON.noRate } });
+        continue;
+      }
+      if ('error' in outcome) {
+        const permanent = outcome.error instanceof FxPermanentFailure;
+        moves.push({
+          deposit,
+          to: permanent ? 'FAILED' : 'FLAGGED',
+          options: { reason: permanent ? REASON.fxPermanent : REASON.fxTemporary },
+        });
+        continue;
+      }
+      const toChain = deposit.settlementMode === SettlementMode.AUTO_WITHDRAW;
+      const amountNgn = dec(deposit.amountNgn);
+      const amountAsset = assetForNgn(amountNgn, claimed.inverseRate!);
+      const owedTo = toChain
+        ? OPERATOR.usdPayoutsPending
+        : merchantAccount(deposit.merchantId, 'usd_available');
+      conversions.push({
+        owedTo: owedTo.id,
+        entry: {
+          kind: 'deposit_fx',
+          depositId: deposit.id,
+          memo: `rate ${claimed.rateId}`,
+          postings: conversionPostings(owedTo, amountNgn, outcome.fill.usdBought, amountAsset),
+        },
+      });
+      deposit.rateId = claimed.rateId;
+      deposit.amountAsset = amountAsset.toFixed(6);
+      deposit.fxExecutedAt = now;
+      moves.push({ deposit, to: toChain ? 'PENDING_WITHDRAWAL' : 'SETTLED' });
+      if (toChain) onChain.push(deposit);
+    }
+    await this.createPayouts(tx, onChain);
+    // Merchant balance rows are locked in one order (by account id) by every batch, so two
+    // runners' batches crediting the same merchants wait on each other instead of deadlocking.
+    conversions.sort((a, b) => (a.owedTo < b.owedTo ? -1 : a.owedTo > b.owedTo ? 1 : 0));
+    await this.transitions.moveAllTo(
+      tx,
+      moves,
+      conversions.map((c) => c.entry),
+    );
+    return held;
+  }
+
+  /** AUTO_WITHDRAW: the payout of each converted deposit, to its onramp's address. */
+  private async createPayouts(tx: EntityManager, deposits: HeldDeposit[]): Promise<void> {
+    if (deposits.length === 0) return;
+    const onramps = await tx.find(
+      Onramp,
+      { id: { $in: [...new Set(deposits.map((d) => d.onrampId))] } },
+      { fields: ['id', 'destinationAddress'] },
+    );
+    const addressOf = new Map(onramps.map((o) => [o.id, o.destinationAddress]));
+    for (const deposit of deposits) {
+      await this.payouts.create(tx, {
+        merchantId: deposit.merchantId,
+        chain: deposit.chain!,
+        asset: deposit.asset!,
+        toAddress: addressOf.get(deposit.onrampId)!,
+        amount: deposit.amountAsset!,
+        depositId: deposit.id,
+      });
+    }
+  }
+}
+
+function isFxFailure(error: unknown): boolean {
+  return error instanceof FxTemporaryFailure || error instanceof FxPermanentFailure;
+}

@@ -1,0 +1,68 @@
+import { canMove, checkMove, IllegalTransitionError, type TransitionTable } from './transitions';
+
+export { IllegalTransitionError };
+
+/**
+ * The deposit lifecycle as data: the spec's transition table plus the moves API.md adds
+ * (manual resolution, reversal outcomes). One generic function checks a move; services do
+ * "transition, save, write the event" in one transaction.
+ */
+export const DEPOSIT_STATUSES = [
+  'PENDING_FX',
+  'PENDING_WITHDRAWAL',
+  'SETTLED',
+  'FAILED',
+  'FLAGGED',
+  'REVERSED',
+] as const;
+export type DepositStatus = (typeof DEPOSIT_STATUSES)[number];
+
+/** Where a new deposit may start (decided by the ingestion rules). */
+export const INITIAL_STATUSES: readonly DepositStatus[] = ['PENDING_FX', 'FLAGGED', 'FAILED'];
+
+/**
+ * Allowed moves. FLAGGED, FAILED, SETTLED and REVERSED are terminal for the automation; only
+ * an operator moves FLAGGED (to PENDING_FX at the current rate, or FAILED "returned to
+ * sender"), and only a bank reversal moves SETTLED (to REVERSED).
+ */
+export const DEPOSIT_TRANSITIONS: Readonly<Record<DepositStatus, readonly DepositStatus[]>> = {
+  // FX done: to the balance (SETTLED) or on-chain (PENDING_WITHDRAWAL); FX failure, risk
+  // rejection or reversal: FLAGGED or FAILED.
+  PENDING_FX: ['SETTLED', 'PENDING_WITHDRAWAL', 'FLAGGED', 'FAILED'],
+  // Confirmed on-chain: SETTLED; risk rejection, chain outage past its maximum, reversal: FLAGGED.
+  PENDING_WITHDRAWAL: ['SETTLED', 'FLAGGED'],
+  SETTLED: ['REVERSED'],
+  FLAGGED: ['PENDING_FX', 'FAILED'],
+  FAILED: [],
+  REVERSED: [],
+};
+
+/** Each entry into a status produces exactly one event of this kind (API.md, Webhooks). */
+export const EVENT_ON_ENTRY: Readonly<Record<DepositStatus, string>> = {
+  PENDING_FX: 'deposit.created',
+  PENDING_WITHDRAWAL: 'deposit.pending_withdrawal',
+  SETTLED: 'deposit.settled',
+  FAILED: 'deposit.failed',
+  FLAGGED: 'deposit.flagged',
+  REVERSED: 'deposit.reversed',
+};
+
+export function isDepositStatus(value: string): value is DepositStatus {
+  return (DEPOSIT_STATUSES as readonly string[]).includes(value);
+}
+
+export const DEPOSIT_LIFECYCLE: TransitionTable<DepositStatus> = {
+  subject: 'deposit',
+  initial: INITIAL_STATUSES,
+  moves: DEPOSIT_TRANSITIONS,
+};
+
+export function canTransition(from: DepositStatus | null, to: DepositStatus): boolean {
+  return canMove(DEPOSIT_LIFECYCLE, from, to);
+}
+
+/** Checks a move and names the event it produces; throws on a move outside the table. */
+export function transition(from: DepositStatus | null, to: DepositStatus): { event: string } {
+  checkMove(DEPOSIT_LIFECYCLE, from, to);
+  return { event: EVENT_ON_ENTRY[to] };
+}

@@ -1,0 +1,101 @@
+import type { Dec } from './money';
+import type { DepositStatus } from './deposit-state-machine';
+
+export type Currency = 'NGN' | 'USD';
+export type Side = 'DEBIT' | 'CREDIT';
+
+export interface LedgerAccountSpec {
+  id: string;
+  currency: Currency;
+  /** The side that increases the account: assets and expenses DEBIT, liabilities and income CREDIT. */
+  normalSide: Side;
+  /** Kept as a running balance with a `>= 0` constraint (merchant balances). */
+  nonNegative: boolean;
+  merchantId: string | null;
+}
+
+const operator = (name: string, currency: Currency, normalSide: Side): LedgerAccountSpec => ({
+  id: `operator:${name}`,
+  currency,
+  normalSide,
+  nonNegative: false,
+  merchantId: null,
+});
+
+/**
+ * The operator's accounts. NGN: the bank account that receives transfers, and three
+ * liabilities that say why NGN is held: clearing (awaiting FX), suspense (FLAGGED, held for
+ * review), returns (FAILED, owed back to the sender), unmatched (sent to an account number no
+ * onramp held). USD: the treasury that FX fills (and on-chain payouts empty), the FX spread
+ * the operator earns, USD converted for AUTO_WITHDRAW deposits and owed on-chain until the
+ * transfer confirms, converted USD held in suspense for deposits FLAGGED after FX, and USD the
+ * operator keeps when it closes a deposit whose NGN the bank already took back (it offsets the
+ * reversal loss). NGN lost to reversals after payout is an expense.
+ */
+export const OPERATOR = {
+  ngnBank: operator('ngn_bank', 'NGN', 'DEBIT'),
+  ngnClearing: operator('ngn_clearing', 'NGN', 'CREDIT'),
+  ngnSuspense: operator('ngn_suspense', 'NGN', 'CREDIT'),
+  ngnReturns: operator('ngn_returns', 'NGN', 'CREDIT'),
+  ngnUnmatched: operator('ngn_unmatched', 'NGN', 'CREDIT'),
+  ngnReversalLosses: operator('ngn_reversal_losses', 'NGN', 'DEBIT'),
+  usdTreasury: operator('usd_treasury', 'USD', 'DEBIT'),
+  usdFxRevenue: operator('usd_fx_revenue', 'USD', 'CREDIT'),
+  usdPayoutsPending: operator('usd_payouts_pending', 'USD', 'CREDIT'),
+  usdSuspense: operator('usd_suspense', 'USD', 'CREDIT'),
+  usdRecoveries: operator('usd_recoveries', 'USD', 'CREDIT'),
+} as const;
+
+export type MerchantBucket = 'usd_available' | 'usd_pending_withdrawal';
+
+/** What the operator owes a merchant, in USD: never below zero. */
+export function merchantAccount(merchantId: string, bucket: MerchantBucket): LedgerAccountSpec {
+  return {
+    id: `merchant:${merchantId}:${bucket}`,
+    currency: 'USD',
+    normalSide: 'CREDIT',
+    nonNegative: true,
+    merchantId,
+  };
+}
+
+/**
+ * Where a deposit's NGN sits while it has not been converted: it follows the status, so a
+ * status change between these moves the NGN between the accounts. After FX it is gone (sold).
+ */
+export function ngnHoldingOf(status: DepositStatus, converted: boolean): LedgerAccountSpec | null {
+  if (converted) return null;
+  switch (status) {
+    case 'PENDING_FX':
+      return OPERATOR.ngnClearing;
+    case 'FLAGGED':
+      return OPERATOR.ngnSuspense;
+    case 'FAILED':
+      return OPERATOR.ngnReturns;
+    default:
+      return null;
+  }
+}
+
+export interface Posting {
+  account: LedgerAccountSpec;
+  direction: Side;
+  amount: Dec;
+}
+
+/** Both legs of moving `amount` from the credit account's side to the debit account. */
+export function transfer(
+  debit: LedgerAccountSpec,
+  credit: LedgerAccountSpec,
+  amount: Dec,
+): Posting[] {
+  if (debit.currency !== credit.currency) {
+    throw new Error(`cannot transfer between ${debit.currency} and ${credit.currency} accounts`);
+  }
+  if (amount.isZero()) return [];
+  if (amount.isNeg()) throw new RangeError('transfer amount must not be negative');
+  return [
+    { account: debit, direction: 'DEBIT', amount },
+    { account: credit, direction: 'CREDIT', amount },
+  ];
+}

@@ -1,0 +1,301 @@
+import { LockMode } from '@mikro-orm/core';
+import { afterCursor, NEWEST_FIRST } from '../db/keyset';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../clock';
+import { DomainError, ErrorCode } from '../domain/errors';
+import { checkMove } from '../domain/transitions';
+import { ONRAMP_LIFECYCLE } from '../domain/onramp-status';
+import { newId, newSecret } from '../domain/ids';
+import { lagosDay } from '../domain/lagos-day';
+import {
+  assertRateFitsSettlement,
+  parseCreateOnramp,
+  type CreateOnrampInput,
+  type ValidOnrampRequest,
+} from '../domain/onramp-input';
+import type { QuoteCurrency } from '../domain/assets';
+import { Merchant, MerchantStatus } from '../db/entities/merchant.entity';
+import { Onramp, OnrampStatus, OnrampType, SettlementMode } from '../db/entities/onramp.entity';
+import { hashSecret } from '../merchants/merchant.service';
+import type { RateService } from '../rates/rate.service';
+import type { VirtualAccountService } from './virtual-account.service';
+import type { SandboxService } from '../sandbox/sandbox.service';
+import { executeInTransaction } from '../db/locks';
+import { retryOnConflict } from '../db/retry';
+import { CREDENTIAL_REVOKED } from '../events/channels';
+import type { RequestContext } from '../context/request-context';
+import { assertOnrampInScope, merchantWide, readScopeOf } from '../context/read-scope';
+
+export interface OnrampSettings {
+  ttlSeconds: number;
+  dailyLimit: number;
+  /** Sandbox deployments schedule auto-simulated transfers for merchants that asked. */
+  sandbox: boolean;
+}
+
+export interface CreatedOnramp {
+  onramp: Onramp;
+  /** `oc_...`: returned once, in the creation response only. */
+  clientSecret: string;
+}
+
+type CreateOutcome = CreatedOnramp | { frozen: true };
+
+const merchantFrozen = () =>
+  new DomainError(ErrorCode.MerchantFrozen, 'This merchant account is frozen; contact support');
+
+const PAYMENT_REFERENCE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+function newPaymentReference(): string {
+  const bytes = newSecret('').slice(0, 12);
+  let out = 'PAY';
+  for (let i = 0; i < 12; i += 1) out += PAYMENT_REFERENCE_ALPHABET[bytes.charCodeAt(i) % 32];
+  return out;
+}
+
+/** Creating, reading, deactivating and expiring onramps. */
+export class OnrampService {
+  constructor(
+    private readonly clock: Clock,
+    private readonly settings: OnrampSettings,
+    private readonly rates: RateService,
+    private readonly accounts: VirtualAccountService,
+    private readonly sandbox: SandboxService,
+  ) {}
+
+  async create(
+    em: EntityManager,
+    merchantId: string,
+    input: CreateOnrampInput,
+  ): Promise<CreatedOnramp> {
+    const request = parseCreateOnramp(input);
+    // A frozen merchant hears so first, whatever the rate; the locked check below decides races.
+    const merchant = await em.findOne(Merchant, { id: merchantId }, { fields: ['status'] });
+    if (merchant?.status === MerchantStatus.FROZEN) throw merchantFrozen();
+    await this.checkRate(em, merchantId, request);
+    // A rare race on a reused account number aborts the transaction; the whole creation reruns.
+    const outcome = await retryOnConflict(() =>
+      em.fork().transactional((tx) => this.createLocked(tx, merchantId, request)),
+    );
+    if ('frozen' in outcome) throw merchantFrozen();
+    return outcome;
+  }
+
+  /**
+   * Runs with the merchant row locked, so the daily count and the freeze are exact under any
+   * concurrency: the (limit + 1)-th creation of the Lagos day freezes the merchant and is
+   * refused; the freeze commits, the onramp does not exist.
+   */
+  private async createLocked(
+    tx: EntityManager,
+    merchantId: string,
+    request: ValidOnrampRequest,
+  ): Promise<CreateOutcome> {
+    const merchant = await tx.findOneOrFail(
+      Merchant,
+      { id: merchantId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (merchant.status === MerchantStatus.FROZEN) return { frozen: true };
+    const now = this.clock.now();
+    const [{ created }] = await executeInTransaction<{ created: number }>(
+      tx,
+      `insert into merchant_daily_onramps (merchant_id, day, created) values (?, ?, 1)
+       on conflict (merchant_id, day) do update set created = merchant_daily_onramps.created + 1
+       returning created`,
+      [merchantId, lagosDay(now)],
+    );
+    if (created > this.settings.dailyLimit) {
+      merchant.status = MerchantStatus.FROZEN;
+      merchant.updatedAt = now;
+      return { frozen: true };
+    }
+    const id = newId('onr', this.clock);
+    const account = await this.accounts.allocate(tx, id);
+    const clientSecret = newSecret('oc_');
+    const settlement = request.settlement;
+    const onramp = tx.create(Onramp, {
+      id,
+      merchantId,
+      type: request.type as OnrampType,
+      status: OnrampStatus.ACTIVE,
+      rateId: request.rateId,
+      paymentReference: newPaymentReference(),
+      accountNumber: account.accountNumber,
+      accountName: `${merchant.name} Checkout`.slice(0, 100),
+      bankName: account.bankName,
+      bankCode: account.bankCode,
+      userEmail: request.email,
+      settlementMode: settlement.mode as SettlementMode,
+      settlementAsset: settlement.mode === 'AUTO_WITHDRAW' ? settlement.asset : null,
+      settlementChain: settlement.mode === 'AUTO_WITHDRAW' ? settlement.chain : null,
+      destinationAddress:
+        settlement.mode === 'AUTO_WITHDRAW' ? settlement.destinationAddress : null,
+      clientSecretHash: hashSecret(clientSecret),
+      expiresAt:
+        request.type === 'PERMANENT'
+          ? null
+          : new Date(now.getTime() + this.settings.ttlSeconds * 1000),
+      createdAt: now,
+      updatedAt: now,
+    });
+    if (this.settings.sandbox) {
+      await tx.flush(); // the scheduled transfer references the onramp row
+      await this.sandbox.scheduleAutoDeposit(tx, merchantId, id, account.accountNumber);
+    }
+    return { onramp, clientSecret };
+  }
+
+  /**
+   * Short-lived onramps lock the given rate: unknown is rate_not_found, expired is rate_expired
+   * (rate_unavailable when no valid rate exists at all, since a fresh quote would not help).
+   * PERMANENT onramps need a valid rate to exist now, though they settle at a later one.
+   */
+  private async checkRate(
+    em: EntityManager,
+    merchantId: string,
+    request: ValidOnrampRequest,
+  ): Promise<void> {
+    if (request.rateId === null) {
+      const to: QuoteCurrency =
+        request.settlement.mode === 'AUTO_WITHDRAW' ? request.settlement.asset : 'USD';
+      await this.rates.current(em, { from: 'NGN', to }, merchantId);
+      return;
+    }
+    const rate = await this.rates.findForMerchant(em, request.rateId, merchantId);
+    if (!rate) throw new DomainError(ErrorCode.RateNotFound, `No rate ${request.rateId}`);
+    if (rate.expiresAt <= this.clock.now()) {
+      await this.rates.current(em, { from: 'NGN', to: rate.to }, merchantId);
+      throw new DomainError(
+        ErrorCode.RateExpired,
+        `Rate ${rate.id} expired at ${rate.expiresAt.toISOString()}; fetch a fresh rate and retry`,
+      );
+    }
+    assertRateFitsSettlement(rate.to as QuoteCurrency, request.settlement);
+  }
+
+  /**
+   * One onramp within the context's scope; null when unknown or another merchant's. A client
+   * secret naming another onramp is 403 before anything is read.
+   */
+  async find(em: EntityManager, ctx: RequestContext, onrampId: string): Promise<Onramp | null> {
+    const scope = readScopeOf(ctx);
+    assertOnrampInScope(scope, onrampId);
+    const merchant = scope.merchantId === null ? {} : { merchantId: scope.merchantId };
+    return em.findOne(Onramp, { id: onrampId, ...merchant });
+  }
+
+  /** `find`, but unknown and another merchant's are 404. */
+  async get(em: EntityManager, ctx: RequestContext, onrampId: string): Promise<Onramp> {
+    const onramp = await this.find(em, ctx, onrampId);
+    if (!onramp) throw new DomainError(ErrorCode.NotFound, `No onramp ${onrampId}`);
+    return onramp;
+  }
+
+  /** The merchant's onramps, newest first: a secret key's read (a client secret is 403). */
+  async list(
+    em: EntityManager,
+    ctx: RequestContext,
+    page: { offset: number; limit: number },
+  ): Promise<{ onramps: Onramp[]; total: number }> {
+    const merchantId = merchantWide(ctx);
+    const [onramps, total] = await em.findAndCount(
+      Onramp,
+      { merchantId },
+      { orderBy: NEWEST_FIRST, offset: page.offset, limit: page.limit },
+    );
+    return { onramps, total };
+  }
+
+  /** Keyset page for GraphQL connections: newest first, strictly after the cursor. */
+  async listAfter(
+    em: EntityManager,
+    ctx: RequestContext,
+    after: { createdAt: Date; id: string } | null,
+    limit: number,
+  ): Promise<{ onramps: Onramp[]; total: number; hasMore: boolean }> {
+    const merchantId = merchantWide(ctx);
+    const [rows, total] = await Promise.all([
+      em.find(Onramp, afterCursor({ merchantId }, after), {
+        orderBy: NEWEST_FIRST,
+        limit: limit + 1,
+      }),
+      em.count(Onramp, { merchantId }),
+    ]);
+    return { onramps: rows.slice(0, limit), total, hasMore: rows.length > limit };
+  }
+
+  /** PERMANENT onramps only; deactivating twice answers the deactivated onramp. */
+  async deactivate(em: EntityManager, merchantId: string, onrampId: string): Promise<Onramp> {
+    return em.transactional(async (tx) => {
+      const onramp = await tx.findOne(
+        Onramp,
+        { id: onrampId, merchantId },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
+      if (!onramp) throw new DomainError(ErrorCode.NotFound, `No onramp ${onrampId}`);
+      if (onramp.type !== OnrampType.PERMANENT) {
+        throw new DomainError(
+          ErrorCode.InvalidParameter,
+          `Only PERMANENT onramps can be deactivated; ${onramp.type} onramps expire by themselves`,
+        );
+      }
+      if (onramp.status === OnrampStatus.DEACTIVATED) return onramp;
+      checkMove(ONRAMP_LIFECYCLE, onramp.status, OnrampStatus.DEACTIVATED);
+      onramp.status = OnrampStatus.DEACTIVATED;
+      onramp.updatedAt = this.clock.now();
+      await this.accounts.release(tx, onramp.id);
+      return onramp;
+    });
+  }
+
+  /**
+   * Revokes the onramp's client secret: from the commit on it is 401 on HTTP, and the
+   * `onramp_credential_revoked` notification (sent in the same transaction, so only once it is
+   * true) tells every gateway to close the websockets authenticated with it. Revoking again
+   * answers the onramp and notifies again (harmless: nothing is left open).
+   */
+  async revokeClientSecret(
+    em: EntityManager,
+    merchantId: string,
+    onrampId: string,
+  ): Promise<Onramp> {
+    await em.transactional(async (tx) => {
+      const rows = await executeInTransaction<{ id: string }>(
+        tx,
+        `update onramps set client_secret_revoked_at = coalesce(client_secret_revoked_at, ?)
+          where id = ? and merchant_id = ? returning id`,
+        [this.clock.now(), onrampId, merchantId],
+      );
+      if (rows.length === 0) throw new DomainError(ErrorCode.NotFound, `No onramp ${onrampId}`);
+      await executeInTransaction(tx, 'select pg_notify(?, ?)', [
+        CREDENTIAL_REVOKED.name,
+        JSON.stringify({ kind: 'client_secret', id: onrampId }),
+      ]);
+    });
+    return em.findOneOrFail(Onramp, { id: onrampId, merchantId }); // the update found it
+  }
+
+  /** The expiry sweep: ACTIVE short-lived onramps past their TTL become EXPIRED, accounts freed. */
+  async expireDue(em: EntityManager, batch = 500): Promise<number> {
+    return em.transactional(async (tx) => {
+      const now = this.clock.now();
+      const due = await tx.find(
+        Onramp,
+        { status: OnrampStatus.ACTIVE, expiresAt: { $lte: now } },
+        {
+          limit: batch,
+          lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE,
+          orderBy: { expiresAt: 'asc' },
+        },
+      );
+      for (const onramp of due) {
+        checkMove(ONRAMP_LIFECYCLE, onramp.status, OnrampStatus.EXPIRED);
+        onramp.status = OnrampStatus.EXPIRED;
+        onramp.updatedAt = now;
+        await this.accounts.release(tx, onramp.id);
+      }
+      return due.length;
+    });
+  }
+}

@@ -1,0 +1,108 @@
+import { performance } from 'node:perf_hooks';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { WebhookAttemptObserver } from '../metrics/webhooks';
+import type { ClaimedDelivery, WebhookDeliveryService } from './webhook-delivery.service';
+
+export interface DispatcherLimits {
+  /** Attempts in flight in this runner, over all endpoints. */
+  concurrency: number;
+  /** Attempts in flight to one merchant's endpoint. */
+  perEndpoint: number;
+}
+
+/**
+ * Keeps this runner's webhook attempts flowing: `wake()` (on a NOTIFY of a new delivery, and
+ * from the recurring sweep for retries) claims what is due and starts the attempts without
+ * waiting for them. Slots are counted per merchant, so a slow or hanging endpoint occupies at
+ * most `perEndpoint` of them and other merchants' deliveries go on.
+ */
+export class WebhookDispatcher {
+  private readonly inFlight = new Map<string, number>();
+  private total = 0;
+  private claiming: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  private readonly idle = new Set<() => void>();
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly deliveries: WebhookDeliveryService,
+    private readonly limits: DispatcherLimits,
+    private readonly log: Logger,
+    /** Told the outcome and duration of every attempt (metrics). */
+    private readonly observe?: WebhookAttemptObserver,
+  ) {}
+
+  /** Claims due deliveries now; resolves when this round's claims are made (not sent). */
+  wake(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.claiming) {
+      this.again = true;
+      return this.claiming;
+    }
+    this.claiming = this.claimRounds().finally(() => {
+      this.claiming = null;
+    });
+    return this.claiming;
+  }
+
+  private async claimRounds(): Promise<void> {
+    do {
+      this.again = false;
+      const free = this.limits.concurrency - this.total;
+      if (free <= 0 || this.stopped) return;
+      const skip = [...this.inFlight].filter(([, n]) => n >= this.limits.perEndpoint);
+      let claimed: ClaimedDelivery[];
+      try {
+        claimed = await this.deliveries.claimDue(this.orm.em.fork(), {
+          limit: free,
+          perMerchant: this.limits.perEndpoint,
+          skipMerchants: skip.map(([merchantId]) => merchantId),
+        });
+      } catch (error) {
+        this.log.warn({ err: error }, 'could not claim webhook deliveries');
+        return;
+      }
+      for (const delivery of claimed) this.start(delivery);
+      // A full batch means more may be due right now.
+      if (claimed.length === free) this.again = true;
+    } while (this.again);
+  }
+
+  private start(delivery: ClaimedDelivery): void {
+    const merchant = delivery.merchantId;
+    this.inFlight.set(merchant, (this.inFlight.get(merchant) ?? 0) + 1);
+    this.total += 1;
+    const started = performance.now();
+    this.deliveries
+      .attempt(this.orm.em.fork(), delivery)
+      .then((outcome) => {
+        this.observe?.(outcome.kind, (performance.now() - started) / 1000);
+        if (outcome.kind === 'lease_lost') {
+          this.log.warn({ deliveryId: delivery.id }, 'webhook delivery lease lost');
+        }
+      })
+      .catch((error: unknown) => {
+        // The lease expires and another round retries it; nothing is lost.
+        this.log.error({ err: error, deliveryId: delivery.id }, 'webhook attempt not recorded');
+      })
+      .finally(() => {
+        const left = (this.inFlight.get(merchant) ?? 1) - 1;
+        if (left === 0) this.inFlight.delete(merchant);
+        else this.inFlight.set(merchant, left);
+        this.total -= 1;
+        if (this.total === 0) for (const resolve of this.idle) resolve();
+        // A slot came free: whatever waited for it is due.
+        if (!this.stopped) void this.wake();
+      });
+  }
+
+  /** Stops claiming and waits for the attempts in flight to be recorded. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.claiming;
+    if (this.total === 0) return;
+    await new Promise<void>((resolve) => this.idle.add(resolve));
+  }
+}

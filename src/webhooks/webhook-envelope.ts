@@ -1,0 +1,51 @@
+import { depositViewFromSnapshot } from '../deposits/deposit-view';
+import { publicDeposit } from '../deposits/public-deposit';
+import { presentWithdrawal } from '../payouts/withdrawal-view';
+import type { Withdrawal, WithdrawalStatus } from '../db/entities/withdrawal.entity';
+
+/** An outbox row as webhook delivery reads it. */
+export interface OutboxEvent {
+  id: string;
+  kind: string;
+  depositId: string | null;
+  withdrawalId: string | null;
+  snapshot: Record<string, unknown>;
+  createdAt: Date;
+}
+
+function withdrawalFromSnapshot(s: Record<string, unknown>): Withdrawal {
+  const text = (key: string): string => {
+    if (typeof s[key] !== 'string') throw new Error(`withdrawal snapshot: ${key} is not a string`);
+    return s[key] as string;
+  };
+  return {
+    id: text('id'),
+    merchantId: text('merchant_id'),
+    amount: text('amount'),
+    asset: text('asset'),
+    chain: text('chain'),
+    destinationAddress: text('destination_address'),
+    status: text('status') as WithdrawalStatus,
+    txHash: typeof s.tx_hash === 'string' ? s.tx_hash : null,
+    failureReason: null,
+    createdAt: new Date(text('created_at')),
+    updatedAt: new Date(text('updated_at')),
+  };
+}
+
+/**
+ * The webhook body: the spec's envelope `{event, event_id, created_at, data}`. `data` is the
+ * full REST object (Deposit or Withdrawal) as it was when the event was written, from the
+ * outbox snapshot, so every retry and replay sends the same bytes' meaning.
+ */
+export function webhookEnvelope(event: OutboxEvent): string {
+  const data = event.depositId
+    ? publicDeposit(depositViewFromSnapshot(event.snapshot))
+    : presentWithdrawal(withdrawalFromSnapshot(event.snapshot));
+  return JSON.stringify({
+    event: event.kind,
+    event_id: event.id,
+    created_at: event.createdAt.toISOString(),
+    data,
+  });
+}

@@ -1,0 +1,160 @@
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { Clock } from '../clock';
+import { afterCursor, NEWEST_FIRST } from '../db/keyset';
+import { executeInTransaction } from '../db/locks';
+import { TEXT_ARRAY, textArray } from '../db/text-array';
+import { WebhookDelivery } from '../db/entities/webhook-delivery.entity';
+import { DomainError, ErrorCode, invalidParameter } from '../domain/errors';
+import type { Cursor } from '../domain/pagination';
+import { noEndpoint } from './webhook-endpoint.service';
+import { WEBHOOK_DELIVERIES } from '../events/channels';
+
+export interface WebhookAttemptView {
+  number: number;
+  url: string;
+  attemptedAt: Date;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+export interface WebhookDeliveryView {
+  id: string;
+  eventId: string;
+  eventKind: string;
+  replay: boolean;
+  status: WebhookDelivery['status'];
+  attemptCount: number;
+  nextAttemptAt: Date | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  attempts: WebhookAttemptView[];
+}
+
+const noEvent = (eventId: string) => new DomainError(ErrorCode.NotFound, `No event ${eventId}`);
+
+/** The delivery log merchants read, and replays (by a merchant, or by the operator). */
+export class WebhookLogService {
+  constructor(private readonly clock: Clock) {}
+
+  async listAfter(
+    em: EntityManager,
+    merchantId: string,
+    eventId: string | null,
+    after: Cursor | null,
+    limit: number,
+  ): Promise<{ deliveries: WebhookDeliveryView[]; total: number; hasMore: boolean }> {
+    const base: FilterQuery<WebhookDelivery> = eventId ? { merchantId, eventId } : { merchantId };
+    const [rows, total] = await Promise.all([
+      em.find(WebhookDelivery, afterCursor(base, after), {
+        orderBy: NEWEST_FIRST,
+        limit: limit + 1,
+      }),
+      em.count(WebhookDelivery, base),
+    ]);
+    const page = rows.slice(0, limit);
+    return { deliveries: await this.views(em, page), total, hasMore: rows.length > limit };
+  }
+
+  async get(em: EntityManager, deliveryId: string): Promise<WebhookDeliveryView> {
+    const delivery = await em.findOne(WebhookDelivery, { id: deliveryId }, { refresh: true });
+    if (!delivery) throw new DomainError(ErrorCode.NotFound, `No delivery ${deliveryId}`);
+    return (await this.views(em, [delivery]))[0];
+  }
+
+  /**
+   * Sends an event again as a new delivery (its first attempt at once, then the usual
+   * schedule). `merchantId` null is the operator: any merchant's event.
+   */
+  async replay(
+    em: EntityManager,
+    merchantId: string | null,
+    eventId: string,
+  ): Promise<WebhookDeliveryView> {
+    const now = this.clock.now();
+    const id = await em.transactional(async (tx) => {
+      const events = await executeInTransaction<{ merchant_id: string }>(
+        tx,
+        `select merchant_id from events where id = ? and (?::text is null or merchant_id = ?)`,
+        [eventId, merchantId, merchantId],
+      );
+      if (events.length === 0) throw noEvent(eventId);
+      const owner = events[0].merchant_id;
+      const endpoints = await executeInTransaction<{ enabled: boolean }>(
+        tx,
+        'select enabled from webhook_endpoints where merchant_id = ?',
+        [owner],
+      );
+      if (endpoints.length === 0) throw noEndpoint();
+      if (!endpoints[0].enabled) {
+        throw invalidParameter(
+          'eventId',
+          'the webhook endpoint is disabled (it answered 410); set its URL again to enable it',
+        );
+      }
+      const inserted = await executeInTransaction<{ id: string }>(
+        tx,
+        `insert into webhook_deliveries
+           (id, event_id, merchant_id, replay, status, next_attempt_at, created_at, updated_at)
+         values ('whd_' || replace(gen_random_uuid()::text, '-', ''), ?, ?, true, 'PENDING', ?, ?, ?)
+         returning id`,
+        [eventId, owner, now, now, now],
+      );
+      await executeInTransaction(tx, 'select pg_notify(?, ?)', [WEBHOOK_DELIVERIES.name, owner]);
+      return inserted[0].id;
+    });
+    return this.get(em, id);
+  }
+
+  private async views(
+    em: EntityManager,
+    deliveries: WebhookDelivery[],
+  ): Promise<WebhookDeliveryView[]> {
+    if (deliveries.length === 0) return [];
+    const ids = deliveries.map((d) => d.id);
+    const [kinds, attempts] = await Promise.all([
+      em
+        .getConnection()
+        .execute<{ id: string; kind: string }[]>(
+          `select id, kind from events where id = any(${TEXT_ARRAY})`,
+          [textArray([...new Set(deliveries.map((d) => d.eventId))])],
+        ),
+      em.getConnection().execute<Record<string, unknown>[]>(
+        `select delivery_id, number, url, attempted_at, status_code, latency_ms, error
+           from webhook_attempts where delivery_id = any(${TEXT_ARRAY})
+          order by delivery_id, number`,
+        [textArray(ids)],
+      ),
+    ]);
+    const kindOf = new Map(kinds.map((k) => [k.id, k.kind]));
+    const attemptsOf = new Map<string, WebhookAttemptView[]>();
+    for (const a of attempts) {
+      const list = attemptsOf.get(a.delivery_id as string) ?? [];
+      list.push({
+        number: Number(a.number),
+        url: a.url as string,
+        attemptedAt: new Date(a.attempted_at as string),
+        statusCode: a.status_code == null ? null : Number(a.status_code),
+        latencyMs: Number(a.latency_ms),
+        error: (a.error as string | null) ?? null,
+      });
+      attemptsOf.set(a.delivery_id as string, list);
+    }
+    return deliveries.map((d) => ({
+      id: d.id,
+      eventId: d.eventId,
+      eventKind: kindOf.get(d.eventId) ?? 'unknown',
+      replay: d.replay,
+      status: d.status,
+      attemptCount: d.attemptCount,
+      nextAttemptAt: d.nextAttemptAt,
+      lastStatusCode: d.lastStatusCode,
+      lastError: d.lastError,
+      createdAt: d.createdAt,
+      updatedAt: d.updatedAt,
+      attempts: attemptsOf.get(d.id) ?? [],
+    }));
+  }
+}
