@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { PgListener } from '../src/db/pg-listener';
-import { DEPOSIT_EVENTS, PAYOUT_EVENTS, WEBHOOK_DELIVERIES } from '../src/events/channels';
+import { DEPOSIT_EVENTS, PAYOUT_EVENTS, WEBHOOK_DELIVERIES } from '../src/events';
 import { sendPayout } from './send-payout.job';
 import type { Enqueue } from './job';
 

@@ -1,8 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Services } from '../src/container';
-import type { WebhookDispatcher } from '../src/webhooks/webhook-dispatcher';
-import type { SettlementDrain } from '../src/deposits/settlement-drain';
+import type { WebhookDispatcher } from '../src/webhooks';
+import type { SettlementDrain } from '../src/deposits';
 
 /** Asks for a job to run now; one pending run per `uniqueKey` (a later ask reschedules it). */
 export type Enqueue = (

@@ -4,7 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { errorBody, ErrorCode } from '../src/domain/errors';
-import type { HealthService } from '../src/system/health.service';
+import type { HealthService } from '../src/system';
 
 export interface RunnerHttp {
   /** Where it listens, e.g. http://127.0.0.1:4001 (the bound port when JOBS_PORT is 0). */

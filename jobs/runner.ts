@@ -11,11 +11,11 @@ import { jobs } from './index';
 import { generateRatesJob } from './generate-rates.job';
 import { listenForDepositEvents } from './deposit-events';
 import type { Enqueue, JobDeps } from './job';
-import { WebhookDispatcher } from '../src/webhooks/webhook-dispatcher';
+import { WebhookDispatcher } from '../src/webhooks';
 import { exitGracefullyOnSignals } from '../src/shutdown';
 import { createJobRunnerMetrics } from '../src/metrics/job-runner-metrics';
 import { serveRunnerHttp } from './runner-http';
-import { SettlementDrain } from '../src/deposits/settlement-drain';
+import { SettlementDrain } from '../src/deposits';
 
 const DEFAULT_LOCK_LIFETIME_MS = 30_000;
 

@@ -1,11 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ErrorCode } from '../domain/errors';
-import type {
-  IdempotencyClaim,
-  IdempotencyScope,
-  IdempotencyService,
-} from '../system/idempotency.service';
+import type { IdempotencyClaim, IdempotencyScope, IdempotencyService } from '../system';
 import './principal';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';

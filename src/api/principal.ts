@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MerchantContext, Principal } from '../context/request-context';
-import type { OperatorPrincipal } from '../operator/operator-token.service';
+import type { OperatorPrincipal } from '../operator';
 import { DomainError, ErrorCode } from '../domain/errors';
 
 declare module 'fastify' {

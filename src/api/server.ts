@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { errorBody, ErrorCode } from '../domain/errors';
 import { environmentOf, type Services } from '../container';
 import { merchantContext } from '../context/request-context';
-import { forbidden } from '../merchants/auth.service';
+import { forbidden } from '../context/read-scope';
 import { createApollo } from './graphql/apollo';
 import type { GraphQLContext } from './graphql/context';
 import { buildGraphQLSchema } from './graphql/schema';

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock';
 import { PgListener } from '../db/pg-listener';
 import { TEXT_ARRAY, textArray } from '../db/text-array';
-import { CREDENTIAL_REVOKED } from '../events/channels';
+import { CREDENTIAL_REVOKED } from '../events';
 import type { SocketRegistry } from './ws-sockets';
 
 export const CREDENTIAL_LISTENER_APPLICATION_NAME = 'onramp-gateway-credentials';

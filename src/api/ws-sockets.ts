@@ -1,6 +1,6 @@
 import type { WebSocket } from 'ws';
 import type { Clock } from '../clock';
-import type { Principal } from '../merchants/auth.service';
+import type { Principal } from '../context/request-context';
 
 /** Close codes of the websocket's credential checks (graphql-ws uses 44xx for its own too). */
 export const WS_CLOSE = {

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { environmentOf, type Services } from '../container';
 import { merchantContext, type MerchantContext, type Principal } from '../context/request-context';
 import { DomainError, ErrorCode } from '../domain/errors';
-import { hashSecret } from '../merchants/merchant.service';
+import { hashSecret } from '../merchants';
 import { formatGraphQLError } from './graphql/errors';
 import { gatewayValidationRules, MAX_QUERY_TOKENS } from './graphql/validation-rules';
 import { DocumentCache } from './graphql/document-cache';

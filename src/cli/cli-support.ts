@@ -8,7 +8,7 @@ import { openOrm } from '../db/orm';
 import { createServices, environmentOf, type Services } from '../container';
 import { operatorContext, type OperatorContext } from '../context/request-context';
 import { KeyEnvironment } from '../db/entities/api-key.entity';
-import type { DepositView } from '../deposits/deposit-view';
+import type { DepositView } from '../deposits';
 import { EMBEDDED_STATE_FILE } from '../embedded/paths';
 import { parseFirst } from '../domain/pagination';
 import { withSandboxKeyFile } from '../crypto/encryption-keys';

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { environmentOf } from '../container';
 import type { KeyEnvironment } from '../db/entities/api-key.entity';
 import { DomainError } from '../domain/errors';
-import { publicDeposit } from '../deposits/public-deposit';
+import { publicDeposit } from '../deposits';
 import { encodeCursor } from '../domain/pagination';
 import {
   CliError,

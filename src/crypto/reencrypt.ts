@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { WebhookEndpointService } from '../webhooks/webhook-endpoint.service';
-import { sealContext } from '../system/idempotency.service';
+import type { WebhookEndpointService } from '../webhooks';
+import { sealContext } from '../system';
 import type { SecretBox } from './secret-box';
 
 export interface ReencryptReport {

@@ -9,7 +9,7 @@ import { lagosDay } from '../domain/lagos-day';
 import { Dec, dec } from '../domain/money';
 import { assetForNgn } from '../domain/rates';
 import { ngnHoldingOf, OPERATOR, transfer } from '../domain/ledger';
-import type { LedgerService } from '../ledger/ledger.service';
+import type { LedgerService } from '../ledger';
 import { onrampStatusAt } from '../domain/onramp-status';
 import {
   readArrival,

@@ -1,4 +1,4 @@
-import { payoutHasEntries } from '../ledger/ledger-locks';
+import { payoutHasEntries, type LedgerService } from '../ledger';
 import { assetForNgn } from '../domain/rates';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
@@ -17,7 +17,6 @@ import { newId } from '../domain/ids';
 import { OPERATOR, transfer } from '../domain/ledger';
 import { dec } from '../domain/money';
 import type { DepositTransitions } from './deposit-transitions';
-import type { LedgerService } from '../ledger/ledger.service';
 
 /**
  * Manual resolution of FLAGGED deposits (API.md): to PENDING_FX at the current rate, from

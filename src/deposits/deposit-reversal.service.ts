@@ -11,9 +11,9 @@ import { DomainError, ErrorCode, invalidParameter, missingParameter } from '../d
 import { ngnHoldingOf, OPERATOR, transfer } from '../domain/ledger';
 import { dec } from '../domain/money';
 import type { DepositTransitions } from './deposit-transitions';
-import type { LedgerService } from '../ledger/ledger.service';
-import type { PayoutService } from '../payouts/payout.service';
-import { depositSnapshot } from '../operator/audit-snapshots';
+import type { LedgerService } from '../ledger';
+import type { PayoutService } from '../payouts';
+import { depositSnapshot } from '../operator';
 
 /** How long a reversal waits for a settlement batch that holds the deposit to finish. */
 const CLAIM_WAIT_MS = 15_000;

@@ -13,8 +13,8 @@ import {
   type FxVenue,
 } from '../adapters/fx/fx-venue';
 import { merchantAccount, OPERATOR } from '../domain/ledger';
-import type { LedgerEntry, LedgerService } from '../ledger/ledger.service';
-import type { PayoutService } from '../payouts/payout.service';
+import type { LedgerEntry, LedgerService } from '../ledger';
+import type { PayoutService } from '../payouts';
 import { REASON } from '../domain/deposit-reasons';
 import type { BatchMove, DepositTransitions } from './deposit-transitions';
 import { claimPending, lockHeld, type ClaimedDeposit, type HeldDeposit } from './settlement-claim';

@@ -7,7 +7,7 @@ import { ngnHoldingOf, transfer } from '../domain/ledger';
 import { Dec, dec } from '../domain/money';
 import { adjustDailyVolume } from './daily-volume';
 import { executeInTransaction } from '../db/locks';
-import type { LedgerEntry, LedgerService } from '../ledger/ledger.service';
+import type { LedgerEntry, LedgerService } from '../ledger';
 
 export interface MoveOptions {
   /** flag_reason (to FLAGGED) or failure_reason (to FAILED). */

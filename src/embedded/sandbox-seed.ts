@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Services } from '../container';
-import { environmentOf } from '../container';
+import { type Services, environmentOf } from '../container';
 import { DomainError } from '../domain/errors';
 
 export interface SandboxCredentials {

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
-import { DEPOSITS_BY_STATUS_SQL } from '../deposits/deposit-counts';
+import { DEPOSITS_BY_STATUS_SQL } from '../deposits';
 import { DEPOSIT_STATUSES } from '../domain/deposit-state-machine';
 import { scrapeQuery } from './scrape-query';
 

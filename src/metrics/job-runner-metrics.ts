@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '../config';
-import type { SettlementObserver } from '../deposits/settlement-observer';
+import type { SettlementObserver } from '../deposits';
 import { registerChainHealthGauge } from './chain-health';
 import { registerDepositsGauge } from './deposits';
 import { registerJobQueueGauges } from './job-queue';

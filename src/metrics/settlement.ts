@@ -1,5 +1,5 @@
 import { Histogram, type Registry } from 'prom-client';
-import type { SettledDeposit } from '../deposits/settlement-observer';
+import type { SettledDeposit } from '../deposits';
 
 /**
  * `onramp_settlement_latency_seconds{mode}`: deposit created (transfer received) to SETTLED,

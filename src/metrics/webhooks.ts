@@ -1,5 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { AttemptOutcome } from '../webhooks/webhook-delivery.service';
+import type { AttemptOutcome } from '../webhooks';
 
 export const WEBHOOK_OUTCOMES = [
   'succeeded',

@@ -16,13 +16,13 @@ import {
 import type { QuoteCurrency } from '../domain/assets';
 import { Merchant, MerchantStatus } from '../db/entities/merchant.entity';
 import { Onramp, OnrampStatus, OnrampType, SettlementMode } from '../db/entities/onramp.entity';
-import { hashSecret } from '../merchants/merchant.service';
-import type { RateService } from '../rates/rate.service';
+import { hashSecret } from '../merchants';
+import type { RateService } from '../rates';
 import type { VirtualAccountService } from './virtual-account.service';
-import type { SandboxService } from '../sandbox/sandbox.service';
+import type { SandboxService } from '../sandbox';
 import { executeInTransaction } from '../db/locks';
 import { retryOnConflict } from '../db/retry';
-import { CREDENTIAL_REVOKED } from '../events/channels';
+import { CREDENTIAL_REVOKED } from '../events';
 import type { RequestContext } from '../context/request-context';
 import { assertOnrampInScope, merchantWide, readScopeOf } from '../context/read-scope';
 

@@ -9,11 +9,14 @@ import type { Resolution } from '../domain/deposit-resolution';
 import { DomainError, ErrorCode, invalidParameter } from '../domain/errors';
 import type { AuditLogService } from './audit-log.service';
 import { depositSnapshot, merchantSnapshot } from './audit-snapshots';
-import type { DepositResolutionService } from '../deposits/deposit-resolution.service';
-import type { DepositReversalService, ReversalOutcome } from '../deposits/deposit-reversal.service';
-import type { IssuedKey, MerchantService } from '../merchants/merchant.service';
+import {
+  type DepositResolutionService,
+  type DepositReversalService,
+  type ReversalOutcome,
+} from '../deposits';
+import type { IssuedKey, MerchantService } from '../merchants';
 import type { IssuedOperatorToken, OperatorTokenService } from './operator-token.service';
-import type { WebhookDeliveryView, WebhookLogService } from '../webhooks/webhook-log.service';
+import type { WebhookDeliveryView, WebhookLogService } from '../webhooks';
 
 const DEPOSIT_ID = /^dep_[0-9A-HJKMNP-TV-Z]{26}$/;
 

@@ -5,7 +5,7 @@ import { Payout } from '../db/entities/payout.entity';
 import type { ChainGateway } from '../adapters/chain/chain-gateway';
 import type { ChainRegistry } from '../adapters/chain/chain-registry';
 import { outageOutlasted } from '../domain/payout-rules';
-import type { ChainHealthService } from '../system/chain-health.service';
+import type { ChainHealthService } from '../system';
 import type { PayoutService } from './payout.service';
 
 export interface SweepReport {

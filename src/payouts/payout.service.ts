@@ -15,12 +15,15 @@ import { newId } from '../domain/ids';
 import { OPERATOR, transfer } from '../domain/ledger';
 import { dec } from '../domain/money';
 import { bumpedFees, outageOutlasted, toBaseUnits, type Fees } from '../domain/payout-rules';
-import type { DepositTransitions } from '../deposits/deposit-transitions';
-import type { LedgerService } from '../ledger/ledger.service';
+import {
+  type DepositTransitions,
+  type RiskReviewService,
+  reportSettled,
+  type SettlementObserver,
+} from '../deposits';
+import type { LedgerService } from '../ledger';
 import { payoutHolding, payoutReturn } from './payout-ledger';
-import type { RiskReviewService } from '../deposits/risk-review.service';
-import type { ChainHealthService } from '../system/chain-health.service';
-import { reportSettled, type SettlementObserver } from '../deposits/settlement-observer';
+import type { ChainHealthService } from '../system';
 
 export type SendOutcome = 'signed' | 'waiting' | 'rejected' | 'cancelled' | 'skipped';
 

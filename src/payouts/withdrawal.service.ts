@@ -1,4 +1,4 @@
-import { lockAvailableBalance } from '../ledger/ledger-locks';
+import { lockAvailableBalance, type LedgerService } from '../ledger';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { afterCursor, NEWEST_FIRST } from '../db/keyset';
 import type { Clock } from '../clock';
@@ -11,7 +11,6 @@ import { newId } from '../domain/ids';
 import { merchantAccount, transfer } from '../domain/ledger';
 import { ASSET_DECIMALS, dec, isDecimalString, type Dec } from '../domain/money';
 import type { Cursor } from '../domain/pagination';
-import type { LedgerService } from '../ledger/ledger.service';
 import type { PayoutService } from './payout.service';
 
 export interface WithdrawInput {

@@ -5,7 +5,7 @@ import { executeInTransaction, lockForTransaction } from '../db/locks';
 import { invalidParameter } from '../domain/errors';
 import { dec, isDecimalString } from '../domain/money';
 import { parseChain } from '../domain/addresses';
-import type { AuditLogService } from '../operator/audit-log.service';
+import type { AuditLogService } from '../operator';
 
 export interface ScenarioInput {
   rateSourceDown?: boolean | null;

@@ -1,6 +1,5 @@
-import { depositViewFromSnapshot } from '../deposits/deposit-view';
-import { publicDeposit } from '../deposits/public-deposit';
-import { presentWithdrawal } from '../payouts/withdrawal-view';
+import { depositViewFromSnapshot, publicDeposit } from '../deposits';
+import { presentWithdrawal } from '../payouts';
 import type { Withdrawal, WithdrawalStatus } from '../db/entities/withdrawal.entity';
 
 /** An outbox row as webhook delivery reads it. */

@@ -7,7 +7,7 @@ import { WebhookDelivery } from '../db/entities/webhook-delivery.entity';
 import { DomainError, ErrorCode, invalidParameter } from '../domain/errors';
 import type { Cursor } from '../domain/pagination';
 import { noEndpoint } from './webhook-endpoint.service';
-import { WEBHOOK_DELIVERIES } from '../events/channels';
+import { WEBHOOK_DELIVERIES } from '../events';
 
 export interface WebhookAttemptView {
   number: number;

@@ -1,5 +1,5 @@
 import { DomainError, ErrorCode } from '../../domain/errors';
-import type { InboundTransfer } from '../../deposits/deposit-ingestion.service';
+import type { InboundTransfer } from '../../deposits';
 
 /** What a bank provider tells us, in our own vocabulary. */
 export type BankEvent =

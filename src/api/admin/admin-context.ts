@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../../container';
-import type { OperatorPrincipal } from '../../operator/operator-token.service';
+import type { OperatorPrincipal } from '../../operator';
 import type { OperatorContext } from '../../context/request-context';
 
 /** What admin resolvers receive: the operator behind the token, never a merchant. */

@@ -5,7 +5,7 @@ import { DomainError, ErrorCode } from '../../domain/errors';
 import { decodeCursor, encodeCursor, parseFirst } from '../../domain/pagination';
 import { narrowedTo } from '../../context/request-context';
 import { environmentOf } from '../../container';
-import { checkLedger, LEDGER_CHECK_NAMES } from '../../ledger/ledger-check';
+import { checkLedger, LEDGER_CHECK_NAMES } from '../../ledger';
 import { connectionOf } from '../graphql/types/connection';
 import { DepositConnectionType, DepositNode } from '../graphql/types/deposit.type';
 import { WebhookDeliveryType } from '../graphql/types/webhook.type';

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Field, GraphQLISODateTime, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import type { Merchant } from '../../db/entities/merchant.entity';
-import type { AuditEntry } from '../../operator/audit-log.service';
+import type { AuditEntry } from '../../operator';
 import { PageInfoType } from '../graphql/types/connection';
 
 export enum DepositResolutionEnum {

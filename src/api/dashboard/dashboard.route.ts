@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../container';
 import { DomainError, ErrorCode, errorBody } from '../../domain/errors';
-import { forbidden } from '../../merchants/auth.service';
+import { forbidden } from '../../context/read-scope';
 import { readAsset, readPage } from './dashboard-files';
 import {
   clearedSessionCookie,

@@ -1,6 +1,6 @@
 import { defaultFieldResolver, type GraphQLSchema } from 'graphql';
 import type { GraphQLContext } from './context';
-import { forbidden } from '../../merchants/auth.service';
+import { forbidden } from '../../context/read-scope';
 
 /**
  * Default deny for client secrets: of the root fields, only these may be reached with one,

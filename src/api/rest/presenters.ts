@@ -1,7 +1,7 @@
 import type { Onramp } from '../../db/entities/onramp.entity';
 import { onrampStatusAt } from '../../domain/onramp-status';
 import type { Rate } from '../../db/entities/rate.entity';
-import type { MerchantBalance } from '../../ledger/ledger.service';
+import type { MerchantBalance } from '../../ledger';
 
 /** REST shapes (snake_case). Rates are JSON numbers as the spec shows; money amounts elsewhere are strings. */
 export function presentRate(rate: Rate) {

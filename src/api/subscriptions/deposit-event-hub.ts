@@ -3,10 +3,14 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../clock';
 import { PgListener } from '../../db/pg-listener';
 import { DomainError, ErrorCode } from '../../domain/errors';
-import { depositViewFromSnapshot } from '../../deposits/deposit-view';
+import { depositViewFromSnapshot } from '../../deposits';
 import { DepositNode } from '../graphql/types/deposit.type';
-import { DepositEventStore, type DepositEventRow } from '../../events/deposit-event-store';
-import { DEPOSIT_EVENTS, type DepositEventNotice } from '../../events/channels';
+import {
+  DepositEventStore,
+  type DepositEventRow,
+  DEPOSIT_EVENTS,
+  type DepositEventNotice,
+} from '../../events';
 import { DepositSubscribers, type DepositEventFilter } from './deposit-subscribers';
 import { DEFAULT_SUBSCRIBER_QUEUE_LIMIT } from './subscriber-queue';
 import { SeenSeqs } from './seen-seqs';

@@ -2,7 +2,7 @@ import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import { newSandboxBankReference } from '../../../domain/ids';
 import type { GraphQLContext } from '../context';
 import { DomainError, ErrorCode } from '../../../domain/errors';
-import { requireSecretKey } from '../../../merchants/auth.service';
+import { requireSecretKey } from '../../../merchants';
 import { DepositNode } from '../types/deposit.type';
 import {
   SandboxScenarioInput,

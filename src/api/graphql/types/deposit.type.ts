@@ -7,8 +7,7 @@ import {
   ObjectType,
   registerEnumType,
 } from 'type-graphql';
-import type { DepositView } from '../../../deposits/deposit-view';
-import { assetAmount, ngnAmount } from '../../../deposits/public-deposit';
+import { type DepositView, assetAmount, ngnAmount } from '../../../deposits';
 import { PageInfoType } from './connection';
 
 /** The six deposit statuses (domain/deposit-state-machine.ts), as a GraphQL enum. */

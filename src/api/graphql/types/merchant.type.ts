@@ -1,6 +1,6 @@
 import { Field, GraphQLISODateTime, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { Merchant, MerchantStatus } from '../../../db/entities/merchant.entity';
-import type { MerchantBalance } from '../../../ledger/ledger.service';
+import type { MerchantBalance } from '../../../ledger';
 
 registerEnumType(MerchantStatus, { name: 'MerchantStatus' });
 

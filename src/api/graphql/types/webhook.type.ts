@@ -1,9 +1,9 @@
 import { Field, GraphQLISODateTime, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import type { WebhookEndpointView } from '../../../webhooks/webhook-endpoint.service';
-import type {
-  WebhookAttemptView,
-  WebhookDeliveryView,
-} from '../../../webhooks/webhook-log.service';
+import {
+  type WebhookEndpointView,
+  type WebhookAttemptView,
+  type WebhookDeliveryView,
+} from '../../../webhooks';
 import { PageInfoType } from './connection';
 
 export enum WebhookDeliveryStatusEnum {

@@ -8,7 +8,7 @@ import {
   registerEnumType,
 } from 'type-graphql';
 import type { Withdrawal } from '../../../db/entities/withdrawal.entity';
-import { presentWithdrawal } from '../../../payouts/withdrawal-view';
+import { presentWithdrawal } from '../../../payouts';
 import { PageInfoType } from './connection';
 
 export enum WithdrawalStatusEnum {

@@ -6,7 +6,7 @@ import { pageInfo, parsePage } from '../../../domain/pagination';
 import { errorResponses } from '../schemas';
 import { IdParams, Pagination } from '../onramp.schemas';
 import { DepositListQuery, DepositResponse } from '../deposit.schemas';
-import { publicDeposit } from '../../../deposits/public-deposit';
+import { publicDeposit } from '../../../deposits';
 
 export const depositRoutes =
   (services: Services): FastifyPluginAsyncTypebox =>

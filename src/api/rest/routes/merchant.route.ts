@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../../container';
-import { requireSecretKey } from '../../../merchants/auth.service';
+import { requireSecretKey } from '../../../merchants';
 import { errorResponses } from '../schemas';
 import { BalanceResponse } from '../deposit.schemas';
 import { presentBalance } from '../presenters';

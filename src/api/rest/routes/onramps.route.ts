@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../../container';
-import { requireSecretKey } from '../../../merchants/auth.service';
+import { requireSecretKey } from '../../../merchants';
 import { requestContextOf } from '../../principal';
 import { pageInfo, parsePage } from '../../../domain/pagination';
 import { errorResponses } from '../schemas';

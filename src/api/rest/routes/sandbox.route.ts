@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { newSandboxBankReference } from '../../../domain/ids';
 import type { Services } from '../../../container';
-import { requireSecretKey } from '../../../merchants/auth.service';
+import { requireSecretKey } from '../../../merchants';
 import { DomainError, ErrorCode } from '../../../domain/errors';
 import { errorResponses } from '../schemas';
 import { DepositResponse, SimulateDepositBody, SimulateReversalBody } from '../deposit.schemas';
-import { publicDeposit } from '../../../deposits/public-deposit';
+import { publicDeposit } from '../../../deposits';
 
 /** A bank reference for a simulated transfer that names none. */
 

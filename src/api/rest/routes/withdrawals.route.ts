@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../../container';
-import { requireSecretKey } from '../../../merchants/auth.service';
+import { requireSecretKey } from '../../../merchants';
 import { pageInfo, parsePage } from '../../../domain/pagination';
 import { errorResponses } from '../schemas';
 import { IdParams } from '../onramp.schemas';
@@ -10,7 +10,7 @@ import {
   WithdrawalResponse,
   WithdrawBody,
 } from '../withdrawal.schemas';
-import { presentWithdrawal } from '../../../payouts/withdrawal-view';
+import { presentWithdrawal } from '../../../payouts';
 
 /**
  * Merchant withdrawals of the USD balance. Secret keys only: a client secret is refused by

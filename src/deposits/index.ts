@@ -1,0 +1,20 @@
+/**
+ * The deposits module's entry point: what transports, jobs and other modules may use.
+ * Everything else in this folder is the module's own.
+ */
+export { DEPOSITS_BY_STATUS_SQL } from './deposit-counts';
+export { DepositIngestionService } from './deposit-ingestion.service';
+export { DepositQueryService } from './deposit-query.service';
+export { DepositResolutionService } from './deposit-resolution.service';
+export { DepositReversalService } from './deposit-reversal.service';
+export type { ReversalOutcome } from './deposit-reversal.service';
+export { DepositSettlementService } from './deposit-settlement.service';
+export { DepositTransitions } from './deposit-transitions';
+export { depositViewFromSnapshot } from './deposit-view';
+export type { DepositView } from './deposit-view';
+export type { InboundTransfer } from './inbound-transfer';
+export { assetAmount, ngnAmount, publicDeposit } from './public-deposit';
+export { BlocklistFile, RiskReviewService } from './risk-review.service';
+export { SettlementDrain } from './settlement-drain';
+export { reportSettled } from './settlement-observer';
+export type { SettledDeposit, SettlementObserver } from './settlement-observer';

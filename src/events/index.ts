@@ -1,0 +1,8 @@
+/**
+ * The events module's entry point: what transports, jobs and other modules may use.
+ * Everything else in this folder is the module's own.
+ */
+export { CREDENTIAL_REVOKED, DEPOSIT_EVENTS, PAYOUT_EVENTS, WEBHOOK_DELIVERIES } from './channels';
+export type { DepositEventNotice } from './channels';
+export { DepositEventStore } from './deposit-event-store';
+export type { DepositEventRow } from './deposit-event-store';

@@ -1,0 +1,8 @@
+/**
+ * The merchants module's entry point: what transports, jobs and other modules may use.
+ * Everything else in this folder is the module's own.
+ */
+export { AuthService, requireSecretKey } from './auth.service';
+export { DashboardSessionService } from './dashboard-session.service';
+export { MerchantService, hashSecret } from './merchant.service';
+export type { IssuedKey } from './merchant.service';

@@ -1,0 +1,6 @@
+/**
+ * The onramps module's entry point: what transports, jobs and other modules may use.
+ * Everything else in this folder is the module's own.
+ */
+export { OnrampService } from './onramp.service';
+export { VirtualAccountService } from './virtual-account.service';

@@ -1,0 +1,8 @@
+/**
+ * The payouts module's entry point: what transports, jobs and other modules may use.
+ * Everything else in this folder is the module's own.
+ */
+export { PayoutSweepService } from './payout-sweep.service';
+export { PayoutService } from './payout.service';
+export { presentWithdrawal } from './withdrawal-view';
+export { WithdrawalService } from './withdrawal.service';

@@ -1,0 +1,12 @@
+/**
+ * The webhooks module's entry point: what transports, jobs and other modules may use.
+ * Everything else in this folder is the module's own.
+ */
+export { WebhookDeliveryService } from './webhook-delivery.service';
+export type { AttemptOutcome, WebhookSender } from './webhook-delivery.service';
+export { WebhookDispatcher } from './webhook-dispatcher';
+export { WebhookEndpointService } from './webhook-endpoint.service';
+export type { WebhookEndpointView } from './webhook-endpoint.service';
+export { webhookEnvelope } from './webhook-envelope';
+export { WebhookLogService } from './webhook-log.service';
+export type { WebhookAttemptView, WebhookDeliveryView } from './webhook-log.service';
