@@ -4,3 +4,6 @@
  */
 export const DEPOSITS_BY_STATUS_SQL =
   'select status, count(*) as count from deposits group by status';
+
+/** Whether a transfer with this reference was recorded as unmatched (no onramp held its account). */
+export const UNMATCHED_TRANSFER_SQL = 'select 1 from unmatched_transfers where bank_reference = ?';

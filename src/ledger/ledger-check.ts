@@ -11,6 +11,7 @@ import {
   type LedgerAccountSpec,
   type MerchantBucket,
 } from '../domain/ledger';
+import { EVENT_CHECKS } from './ledger-check-events';
 import { PAYOUT_CHECKS } from './ledger-check-payouts';
 import { list, lit, merchantAccountIdSql, NET_CREDIT, operatorBalance } from './ledger-check-sql';
 
@@ -535,6 +536,7 @@ export const LEDGER_CHECKS: readonly LedgerCheck[] = [
         from deposits d where d.status = 'REVERSED' and d.reversed_at is null`,
   },
   ...PAYOUT_CHECKS,
+  ...EVENT_CHECKS,
 ];
 
 /** The one statement that runs every check: (invariant, detail, total) rows. */

@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import { scrapeQuery } from './scrape-query';
+import { CHAIN_HEALTH_SQL } from '../system';
 
 /**
  * `onramp_chain_healthy{chain}`: 1 when the last probe of a configured chain (kept in
@@ -27,7 +28,7 @@ export function registerChainHealthGauge(
         orm,
         log,
         'onramp_chain_healthy',
-        'select chain, healthy from chain_status',
+        CHAIN_HEALTH_SQL,
       );
       if (!rows) return;
       const healthy = new Map(rows.map((row) => [row.chain, row.healthy]));

@@ -2,6 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import type { ChainRegistry } from '../adapters/chain/chain-registry';
 
+/** Each configured chain's last observed health, for the `onramp_chain_healthy` gauge. */
+export const CHAIN_HEALTH_SQL = 'select chain, healthy from chain_status';
+
 type Probe = { healthy: true; head: bigint } | { healthy: false; detail: string };
 
 /**

@@ -356,6 +356,15 @@ describe('ledger check', () => {
         ),
     },
     {
+      invariant: 'events_reference_rows',
+      only: true,
+      breakIt: (c) =>
+        c.query(
+          `insert into events (id, kind, merchant_id, snapshot, created_at)
+           values ('evt_ghost', 'withdrawal.created', 'mer_ghost', '{}', now())`,
+        ),
+    },
+    {
       invariant: 'posting_currency_matches_account',
       replica: true,
       breakIt: (c) =>

@@ -11,6 +11,7 @@ import { Migration20261124170000_sandbox_isolation } from './Migration2026112417
 import { Migration20261125000100_settlement_batches } from './Migration20261125000100_settlement_batches';
 import { Migration20261125000200_lean_ledger_events } from './Migration20261125000200_lean_ledger_events';
 import { Migration20261125000400_lean_events } from './Migration20261125000400_lean_events';
+import { Migration20261125000500_events_without_foreign_keys } from './Migration20261125000500_events_without_foreign_keys';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
@@ -45,4 +46,8 @@ export const migrationsList = [
     class: Migration20261125000200_lean_ledger_events,
   },
   { name: 'Migration20261125000400_lean_events', class: Migration20261125000400_lean_events },
+  {
+    name: 'Migration20261125000500_events_without_foreign_keys',
+    class: Migration20261125000500_events_without_foreign_keys,
+  },
 ];

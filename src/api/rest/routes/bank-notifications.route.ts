@@ -9,6 +9,7 @@ import {
 import { DEPOSIT_STATUSES } from '../../../domain/deposit-state-machine';
 import { DomainError, ErrorCode } from '../../../domain/errors';
 import type { Services } from '../../../container';
+import { UNMATCHED_TRANSFER_SQL } from '../../../deposits';
 import { validatorCompiler } from '../../validation';
 import { errorResponses } from '../schemas';
 
@@ -67,9 +68,7 @@ const rawBodyValidator: FastifySchemaCompiler<unknown> = (route) =>
 const { 429: _noRateLimit, ...notificationErrors } = errorResponses(404, 413);
 
 async function isUnmatchedTransfer(request: FastifyRequest, bankReference: string) {
-  const rows = await request.em
-    .getConnection()
-    .execute('select 1 from unmatched_transfers where bank_reference = ?', [bankReference]);
+  const rows = await request.em.getConnection().execute(UNMATCHED_TRANSFER_SQL, [bankReference]);
   return rows.length > 0;
 }
 
