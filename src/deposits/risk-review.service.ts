@@ -5,6 +5,7 @@ import { executeInTransaction } from '../db/locks';
 import type { Payout } from '../db/entities/payout.entity';
 import { newId } from '../domain/ids';
 import { parseBlocklist, reviewPayout, type RiskDecision } from '../domain/risk-rules';
+import { riskRejectScenario } from '../sandbox';
 
 /**
  * The blocklist file, re-read when it changes: an operator adds an address and the next
@@ -49,13 +50,7 @@ export class RiskReviewService {
   ) {}
 
   async review(tx: EntityManager, payout: Payout): Promise<RiskDecision> {
-    const scenario = this.sandbox
-      ? await executeInTransaction<{ risk_reject: boolean }>(
-          tx,
-          'select risk_reject from sandbox_scenarios where merchant_id = ?',
-          [payout.merchantId],
-        )
-      : [];
+    const sandboxRejectAll = this.sandbox ? await riskRejectScenario(tx, payout.merchantId) : false;
     const decision = reviewPayout(
       {
         merchantId: payout.merchantId,
@@ -64,7 +59,7 @@ export class RiskReviewService {
         toAddress: payout.toAddress,
         amount: payout.amount,
       },
-      { blocklist: this.blocklist.current(), sandboxRejectAll: scenario[0]?.risk_reject ?? false },
+      { blocklist: this.blocklist.current(), sandboxRejectAll },
     );
     await executeInTransaction(
       tx,

@@ -8,6 +8,7 @@ import { parseRateQuery, priceQuote, rateUnavailable, RateQuery } from '../domai
 import { Rate } from '../db/entities/rate.entity';
 import type { RateSource } from '../adapters/fx/rate-source';
 import { lockForTransaction } from '../db/locks';
+import { RATE_SOURCE_DOWN_SINCE_SQL } from '../sandbox';
 
 export interface RateSettings {
   feeBps: number;
@@ -70,11 +71,7 @@ export class RateService {
     if (!this.sandboxScenarios || !merchantId) return {};
     return {
       createdAt: {
-        $lte: raw(
-          `coalesce((select s.rate_source_down_since from sandbox_scenarios s
-                      where s.merchant_id = ?), 'infinity'::timestamptz)`,
-          [merchantId],
-        ),
+        $lte: raw(RATE_SOURCE_DOWN_SINCE_SQL, [merchantId]),
       },
     };
   }

@@ -3,3 +3,8 @@
  * Everything else in this folder is the module's own.
  */
 export { SandboxService } from './sandbox.service';
+export {
+  chainOutageScenario,
+  RATE_SOURCE_DOWN_SINCE_SQL,
+  riskRejectScenario,
+} from './scenario-reads';

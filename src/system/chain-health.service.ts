@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import type { ChainRegistry } from '../adapters/chain/chain-registry';
+import { chainOutageScenario } from '../sandbox';
 
 /** Each configured chain's last observed health, for the `onramp_chain_healthy` gauge. */
 export const CHAIN_HEALTH_SQL = 'select chain, healthy from chain_status';
@@ -85,14 +86,7 @@ export class ChainHealthService {
     chain: string,
     merchantId: string,
   ): Promise<boolean> {
-    const rows = await em
-      .fork()
-      .getConnection()
-      .execute<Array<{ down: boolean }>>(
-        'select ? = any(chain_outage) as down from sandbox_scenarios where merchant_id = ?',
-        [chain, merchantId],
-      );
-    return rows[0]?.down ?? false;
+    return chainOutageScenario(em, merchantId, chain);
   }
 }
 
