@@ -2,7 +2,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock';
 import { PgListener } from '../db/pg-listener';
-import { TEXT_ARRAY, textArray } from '../db/text-array';
+import { liveApiKeys, liveDashboardSessions } from '../merchants';
+import { liveClientSecrets } from '../onramps';
 import { CREDENTIAL_REVOKED } from '../events';
 import type { SocketRegistry } from './ws-sockets';
 
@@ -85,33 +86,19 @@ export class CredentialWatch {
   private async readAll(): Promise<void> {
     const { sockets } = this.options;
     const { keyIds, sessionIds, clientSecretHashes } = sockets.credentials();
-    const connection = this.options.orm.em.getConnection();
-    // Each query returns the credentials still valid; the others are gone.
+    const em = this.options.orm.em;
+    // Each read returns the credentials still valid; the others are gone.
     if (keyIds.length > 0) {
-      const live = await connection.execute<Array<{ id: string }>>(
-        `select id from api_keys where id = any(${TEXT_ARRAY}) and revoked_at is null`,
-        [textArray(keyIds)],
-      );
-      const valid = new Set(live.map((r) => r.id));
+      const valid = await liveApiKeys(em, keyIds);
       for (const id of keyIds) if (!valid.has(id)) sockets.keyRevoked(id);
     }
     if (sessionIds.length > 0) {
-      const live = await connection.execute<Array<{ token_hash: string }>>(
-        `select token_hash from dashboard_sessions
-          where token_hash = any(${TEXT_ARRAY}) and signed_out_at is null and expires_at > ?`,
-        [textArray(sessionIds), this.options.clock.now()],
-      );
-      const valid = new Set(live.map((r) => r.token_hash));
+      const valid = await liveDashboardSessions(em, sessionIds, this.options.clock.now());
       for (const id of sessionIds) if (!valid.has(id)) sockets.sessionEnded(id);
     }
     if (clientSecretHashes.length > 0) {
-      const live = await connection.execute<Array<{ client_secret_hash: string }>>(
-        // Expiry is each socket's own timer; a revocation whose notice was missed shows here.
-        `select client_secret_hash from onramps
-          where client_secret_hash = any(${TEXT_ARRAY}) and client_secret_revoked_at is null`,
-        [textArray(clientSecretHashes)],
-      );
-      const valid = new Set(live.map((r) => r.client_secret_hash));
+      // Expiry is each socket's own timer; a revocation whose notice was missed shows here.
+      const valid = await liveClientSecrets(em, clientSecretHashes);
       sockets.clientSecretsGone(new Set(clientSecretHashes.filter((h) => !valid.has(h))));
     }
   }

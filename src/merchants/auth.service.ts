@@ -9,6 +9,7 @@ import type {
   SecretKeyPrincipal,
 } from '../context/request-context';
 import { forbidden } from '../context/read-scope';
+import { CLIENT_SECRET_SQL } from '../onramps';
 
 // The principal types live with the request context; callers of authenticate() find them here.
 export type { ClientSecretPrincipal, Principal, SecretKeyPrincipal };
@@ -36,15 +37,6 @@ export function requireSecretKey(principal: Principal): SecretKeyPrincipal {
 export const API_KEY_SQL =
   'select "a0"."id", "a0"."merchant_id", "a0"."environment", "a0"."revoked_at" ' +
   'from "api_keys" as "a0" where "a0"."key_hash" = ? limit 1';
-/**
- * The onramp stops taking money at `closed_at` (set when its status leaves ACTIVE) or at its
- * TTL (`expires_at`: EXPIRED is derived at read time, the sweep persists it later), whichever
- * comes first; `least` ignores nulls, so an ACTIVE PERMANENT onramp has no expiry.
- */
-const CLIENT_SECRET_SQL =
-  'select "o0"."id", "o0"."merchant_id", "o0"."client_secret_revoked_at", ' +
-  'least("o0"."closed_at", "o0"."expires_at") as "closed_at" from "onramps" as "o0" ' +
-  'where "o0"."client_secret_hash" = ? limit 1';
 
 interface ApiKeyRow {
   id: string;

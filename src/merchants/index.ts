@@ -6,3 +6,4 @@ export { AuthService, requireSecretKey } from './auth.service';
 export { DashboardSessionService } from './dashboard-session.service';
 export { MerchantService, hashSecret } from './merchant.service';
 export type { IssuedKey } from './merchant.service';
+export { liveApiKeys, liveDashboardSessions } from './credential-reads';

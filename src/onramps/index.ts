@@ -4,3 +4,4 @@
  */
 export { OnrampService } from './onramp.service';
 export { VirtualAccountService } from './virtual-account.service';
+export { CLIENT_SECRET_SQL, liveClientSecrets } from './client-secret-reads';
