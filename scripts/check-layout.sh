@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The layout rules of docs/architecture.md, checked with grep (issue 18). Prints every breach
+# and exits 1 if there is one. Migrations are exempt (they are the schema's history).
+#  1. transports, jobs and other modules import a module only through its index.ts;
+#  2. no module imports the transport layer (src/api);
+#  3. no SQL names a table outside the module that owns it (the map below is the ownership).
+set -u
+cd "$(dirname "$0")/.."
+mods="deposits ledger onramps webhooks events payouts merchants operator rates sandbox system"
+breaches=0
+report() { [ -z "$1" ] && return; printf '%s\n' "$1"; breaches=$((breaches + $(printf '%s\n' "$1" | wc -l))); }
+
+echo "== imports that bypass a module's index.ts"
+for m in $mods; do
+  report "$(grep -rnE "from '(\.\./)+(src/)?$m/[a-z]" src jobs --include=*.ts | grep -v "^src/$m/")"
+done
+echo "== modules importing src/api"
+for m in $mods; do report "$(grep -rn "from '\(\.\./\)\+api" "src/$m" --include=*.ts)"; done
+
+echo "== SQL on another module's table"
+declare -A OWNER=(
+  [deposits]=deposits [deposit_transitions]=deposits [deposit_daily_volume]=deposits
+  [unmatched_transfers]=deposits [risk_decisions]=deposits
+  [ledger_accounts]=ledger [ledger_transactions]=ledger [ledger_postings]=ledger
+  [onramps]=onramps [virtual_accounts]=onramps [virtual_account_assignments]=onramps
+  [merchant_daily_onramps]=onramps
+  [webhook_endpoints]=webhooks [webhook_deliveries]=webhooks [webhook_attempts]=webhooks
+  [events]=events
+  [payouts]=payouts [payout_transactions]=payouts [withdrawals]=payouts [hot_wallet_nonces]=payouts
+  [merchants]=merchants [api_keys]=merchants [dashboard_sessions]=merchants
+  [audit_log]=operator [operator_tokens]=operator
+  [rates]=rates
+  [sandbox_scenarios]=sandbox [sandbox_auto_deposits]=sandbox [deployment_switches]=sandbox
+  [idempotency_keys]=system [rate_limit_windows]=system [chain_status]=system
+)
+for table in $(printf '%s\n' "${!OWNER[@]}" | sort); do
+  owner=${OWNER[$table]}
+  report "$(grep -rlE "(from|join|into|update|delete from|table)\s+\"?$table\"?([^a-z_]|$)" src jobs --include=*.ts |
+    grep -v "db/migrations\|^src/$owner/" | sed "s#^#$table (owned by $owner): #")"
+done
+echo "== $breaches breach(es)"
+[ "$breaches" -eq 0 ]
