@@ -5,7 +5,6 @@ import { DomainError, ErrorCode, invalidParameter } from '../domain/errors';
 import { parseDepositFilter, type DepositFilterInput } from '../domain/deposit-filter';
 import { decodeCursor, parseFirst, type Cursor } from '../domain/pagination';
 import { lagosDay } from '../domain/lagos-day';
-import { TEXT_ARRAY, textArray } from '../db/text-array';
 import type { RequestContext } from '../context/request-context';
 import {
   forbidden,
@@ -15,6 +14,7 @@ import {
   type ReadScope,
 } from '../context/read-scope';
 import { depositConditions, type DepositConditions } from './deposit-conditions';
+import { depositStatusEntries } from '../events';
 
 /** What a deposit subscription may watch, decided by the caller's context. */
 export interface DepositWatch {
@@ -115,29 +115,11 @@ export class DepositQueryService {
     const histories = new Map<string, StatusHistory>();
     if (depositIds.length === 0) return histories;
     const scope = readScopeOf(ctx);
-    const conditions = [`e.deposit_id = any(${TEXT_ARRAY})`];
-    const params: unknown[] = [textArray([...new Set(depositIds)])];
-    if (scope.merchantId !== null) {
-      conditions.push('e.merchant_id = ?');
-      params.push(scope.merchantId);
-    }
-    if (scope.onrampId !== null) {
-      conditions.push(
-        'exists (select 1 from deposits d where d.id = e.deposit_id and d.onramp_id = ?)',
-      );
-      params.push(scope.onrampId);
-    }
-    const rows = await em.execute<
-      Array<{ deposit_id: string; status: string; kind: string; created_at: string }>
-    >(
-      `select e.deposit_id, e.status, e.kind, e.created_at from events e
-        where ${conditions.join(' and ')} order by e.deposit_id, e.seq`,
-      params,
-    );
-    for (const r of rows) {
-      const list = histories.get(r.deposit_id) ?? [];
-      list.push({ status: r.status, event: r.kind, at: new Date(r.created_at) });
-      histories.set(r.deposit_id, list);
+    const entries = await depositStatusEntries(em, depositIds, scope);
+    for (const e of entries) {
+      const list = histories.get(e.depositId) ?? [];
+      list.push({ status: e.status, event: e.kind, at: e.createdAt });
+      histories.set(e.depositId, list);
     }
     return histories;
   }

@@ -6,3 +6,5 @@ export { CREDENTIAL_REVOKED, DEPOSIT_EVENTS, PAYOUT_EVENTS, WEBHOOK_DELIVERIES }
 export type { DepositEventNotice } from './channels';
 export { DepositEventStore } from './deposit-event-store';
 export type { DepositEventRow } from './deposit-event-store';
+export { depositStatusEntries, eventKinds, eventOwner, outboxEvents } from './event-reads';
+export type { OutboxEvent, StatusEntry } from './event-reads';

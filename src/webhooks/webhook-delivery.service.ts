@@ -9,6 +9,7 @@ import type { WebhookRequest, WebhookResponse } from '../adapters/webhook/webhoo
 import { webhookHeaders } from '../adapters/webhook/webhook-signer';
 import type { OutboxEvent } from './webhook-envelope';
 import { WebhookEndpointService } from './webhook-endpoint.service';
+import { outboxEvents } from '../events';
 
 export interface WebhookSender {
   send(request: WebhookRequest): Promise<WebhookResponse>;
@@ -191,15 +192,17 @@ export class WebhookDeliveryService {
     token: string,
   ): Promise<ClaimedDelivery[]> {
     const rows = await em.getConnection().execute<Record<string, unknown>[]>(
-      `select d.id, d.merchant_id, d.attempt_count, d.first_attempt_at,
-              e.id as event_id, e.kind, e.deposit_id, e.withdrawal_id, e.snapshot,
-              e.created_at as event_created_at,
+      `select d.id, d.merchant_id, d.attempt_count, d.first_attempt_at, d.event_id,
               w.url, w.secret, w.previous_secret, w.previous_secret_expires_at, w.enabled
          from webhook_deliveries d
-         join events e on e.id = d.event_id
          left join webhook_endpoints w on w.merchant_id = d.merchant_id
         where d.id = any(${TEXT_ARRAY}) and d.lease_token = ?`,
       [textArray(ids), token],
+    );
+    // The outbox belongs to the events module: its rows come from there, one read per batch.
+    const events = await outboxEvents(
+      em,
+      rows.map((r) => r.event_id as string),
     );
     return rows.map((r) => ({
       id: r.id as string,
@@ -207,14 +210,7 @@ export class WebhookDeliveryService {
       attemptCount: Number(r.attempt_count),
       firstAttemptAt: timeOrNull(r.first_attempt_at),
       leaseToken: token,
-      event: {
-        id: r.event_id as string,
-        kind: r.kind as string,
-        depositId: (r.deposit_id as string | null) ?? null,
-        withdrawalId: (r.withdrawal_id as string | null) ?? null,
-        snapshot: r.snapshot as Record<string, unknown>,
-        createdAt: time(r.event_created_at),
-      },
+      event: events.get(r.event_id as string)!,
       endpoint:
         r.url == null
           ? null

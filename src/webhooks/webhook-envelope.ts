@@ -2,15 +2,9 @@ import { depositViewFromSnapshot, publicDeposit } from '../deposits';
 import { presentWithdrawal } from '../payouts';
 import type { Withdrawal, WithdrawalStatus } from '../db/entities/withdrawal.entity';
 
-/** An outbox row as webhook delivery reads it. */
-export interface OutboxEvent {
-  id: string;
-  kind: string;
-  depositId: string | null;
-  withdrawalId: string | null;
-  snapshot: Record<string, unknown>;
-  createdAt: Date;
-}
+import type { OutboxEvent } from '../events';
+
+export type { OutboxEvent };
 
 function withdrawalFromSnapshot(s: Record<string, unknown>): Withdrawal {
   const text = (key: string): string => {

@@ -7,7 +7,7 @@ import { WebhookDelivery } from '../db/entities/webhook-delivery.entity';
 import { DomainError, ErrorCode, invalidParameter } from '../domain/errors';
 import type { Cursor } from '../domain/pagination';
 import { noEndpoint } from './webhook-endpoint.service';
-import { WEBHOOK_DELIVERIES } from '../events';
+import { eventKinds, eventOwner, WEBHOOK_DELIVERIES } from '../events';
 
 export interface WebhookAttemptView {
   number: number;
@@ -75,13 +75,8 @@ export class WebhookLogService {
   ): Promise<WebhookDeliveryView> {
     const now = this.clock.now();
     const id = await em.transactional(async (tx) => {
-      const events = await executeInTransaction<{ merchant_id: string }>(
-        tx,
-        `select merchant_id from events where id = ? and (?::text is null or merchant_id = ?)`,
-        [eventId, merchantId, merchantId],
-      );
-      if (events.length === 0) throw noEvent(eventId);
-      const owner = events[0].merchant_id;
+      const owner = await eventOwner(tx, eventId, merchantId);
+      if (owner === null) throw noEvent(eventId);
       const endpoints = await executeInTransaction<{ enabled: boolean }>(
         tx,
         'select enabled from webhook_endpoints where merchant_id = ?',
@@ -114,13 +109,11 @@ export class WebhookLogService {
   ): Promise<WebhookDeliveryView[]> {
     if (deliveries.length === 0) return [];
     const ids = deliveries.map((d) => d.id);
-    const [kinds, attempts] = await Promise.all([
-      em
-        .getConnection()
-        .execute<{ id: string; kind: string }[]>(
-          `select id, kind from events where id = any(${TEXT_ARRAY})`,
-          [textArray([...new Set(deliveries.map((d) => d.eventId))])],
-        ),
+    const [kindOf, attempts] = await Promise.all([
+      eventKinds(
+        em,
+        deliveries.map((d) => d.eventId),
+      ),
       em.getConnection().execute<Record<string, unknown>[]>(
         `select delivery_id, number, url, attempted_at, status_code, latency_ms, error
            from webhook_attempts where delivery_id = any(${TEXT_ARRAY})
@@ -128,7 +121,6 @@ export class WebhookLogService {
         [textArray(ids)],
       ),
     ]);
-    const kindOf = new Map(kinds.map((k) => [k.id, k.kind]));
     const attemptsOf = new Map<string, WebhookAttemptView[]>();
     for (const a of attempts) {
       const list = attemptsOf.get(a.delivery_id as string) ?? [];
