@@ -1,5 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeInTransaction } from '../db/locks';
+import { merchantStatusSql } from '../merchants';
+import { ONRAMP_HOLDING_NUMBER_SQL } from '../onramps';
+import { pricingRateLateralSql } from '../rates';
 import { dec, type Dec } from '../domain/money';
 import { SYSTEM_SCOPE, type DailyTotals } from './daily-volume';
 import { depositViewFromSnapshot, type DepositView } from './deposit-view';
@@ -62,7 +65,8 @@ const CONVERTS_TO =
  * (a materialized CTE, so the lock is taken whatever the outer joins find), and beside it the
  * merchant's status, the pricing rate, a deposit or unmatched transfer with the reference, and
  * the day's totals. The rate is the onramp's locked one, or for a PERMANENT onramp the newest
- * valid for what it converts to, else the newest at all.
+ * valid for what it converts to, else the newest at all. The onramps, merchants and rates
+ * parts are those modules' fragments, composed here so ingestion stays one round trip.
  *
  * The statement reads with the snapshot it started with, also when it waited for the onramp
  * lock: a concurrent transfer with the same reference can be missed here. The deposit insert
@@ -70,48 +74,25 @@ const CONVERTS_TO =
  * sees the onramp COMPLETED, because the locked row is re-read at its newest version.
  */
 const ARRIVAL_SQL = `
-with target as materialized (
-  select o.id, o.merchant_id, o.type, o.status, o.rate_id, o.payment_reference, o.user_email,
-         o.settlement_mode, o.settlement_asset, o.settlement_chain, o.expires_at
-    from virtual_account_assignments a
-    join onramps o on o.id = a.onramp_id
-   where a.account_number = ? and a.assigned_at <= ?
-   order by a.assigned_at desc
-   limit 1
-     for update of o
-)
+with target as materialized (${ONRAMP_HOLDING_NUMBER_SQL})
 select
   (select ${DEPOSIT_VIEW_JSON}
      from deposits d where d.bank_reference = ?) as known,
   exists (select 1 from unmatched_transfers u where u.bank_reference = ?) as known_unmatched,
   t.id, t.merchant_id, t.type, t.status, t.rate_id, t.payment_reference, t.user_email,
   t.settlement_mode, t.settlement_asset, t.settlement_chain, t.expires_at,
-  m.status as merchant_status,
+  ${merchantStatusSql('t.merchant_id')} as merchant_status,
   case when t.type = 'THROWAWAY'
        then (select count(*)::int from deposits d where d.onramp_id = t.id) else 0 end
     as prior_deposits,
-  r.id as pricing_rate_id, r.to_currency, r.inverse_rate::text as inverse_rate,
-  r.min_deposit_ngn::text as min_deposit_ngn, r.expires_at as rate_expires_at,
+  r.pricing_rate_id, r.to_currency, r.inverse_rate, r.min_deposit_ngn, r.rate_expires_at,
   (select v.usd::text from deposit_daily_volume v where v.scope = t.merchant_id and v.day = ?::date)
     as merchant_usd,
   (select v.usd::text from deposit_daily_volume v where v.scope = ? and v.day = ?::date)
     as system_usd
 from (select 1) as one
 left join target t on true
-left join merchants m on m.id = t.merchant_id
-left join lateral (
-  select p.* from (
-    select 1 as pick, r1.* from rates r1 where r1.id = t.rate_id
-    union all
-    (select 2, r2.* from rates r2
-      where t.rate_id is null and r2.to_currency = ${CONVERTS_TO} and r2.expires_at > ?
-      order by r2.created_at desc limit 1)
-    union all
-    (select 3, r3.* from rates r3
-      where t.rate_id is null and r3.to_currency = ${CONVERTS_TO}
-      order by r3.created_at desc limit 1)
-  ) p order by p.pick limit 1
-) r on true`;
+left join lateral ${pricingRateLateralSql('t.rate_id', CONVERTS_TO)} r on true`;
 
 interface ArrivalRow {
   known: Record<string, unknown> | null;

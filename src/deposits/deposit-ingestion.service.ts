@@ -11,6 +11,7 @@ import { assetForNgn } from '../domain/rates';
 import { ngnHoldingOf, OPERATOR, transfer } from '../domain/ledger';
 import type { LedgerService } from '../ledger';
 import { onrampStatusAt } from '../domain/onramp-status';
+import { completeThrowaway } from '../onramps';
 import {
   readArrival,
   readDepositByReference,
@@ -264,21 +265,4 @@ function known(deposit: DepositView, options: IngestOptions): IngestOutcome {
     throw invalidParameter('bank_reference', 'is already used by another transfer');
   }
   return { kind: 'deposit', deposit, created: false };
-}
-
-/**
- * The onramp (row-locked by the arrival read) becomes COMPLETED and its virtual account's
- * hand-out ends now, starting the cooldown: one statement. greatest(): a clock behind the
- * allocating process's must not fail the released_at >= assigned_at check.
- */
-async function completeThrowaway(tx: EntityManager, onrampId: string, now: Date): Promise<void> {
-  await executeInTransaction(
-    tx,
-    `with completed as (
-       update onramps set status = 'COMPLETED', updated_at = ? where id = ? returning id
-     )
-     update virtual_account_assignments set released_at = greatest(?::timestamptz, assigned_at)
-      where onramp_id = (select id from completed) and released_at is null`,
-    [now, onrampId, now],
-  );
 }

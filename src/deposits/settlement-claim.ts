@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { SettlementMode } from '../db/entities/onramp.entity';
 import { executeInTransaction } from '../db/locks';
 import type { DepositStatus } from '../domain/deposit-state-machine';
+import { newestValidRateIdSql, rateColumnSql } from '../rates';
 import type { BatchDeposit } from './deposit-transitions';
 
 /** A PENDING_FX deposit this run holds, with the order to place for it. */
@@ -60,15 +61,12 @@ export async function claimPending(
      update deposits as d
         set settle_claim = ?, settle_claim_expires_at = ?,
             fx_order_id = coalesce(d.fx_order_id, d.id),
-            rate_id = coalesce(d.rate_id,
-              (select r.id from rates r
-                where r.to_currency = coalesce(d.asset, 'USD') and r.expires_at > ?
-                order by r.created_at desc limit 1))
+            rate_id = coalesce(d.rate_id, ${newestValidRateIdSql("coalesce(d.asset, 'USD')")})
        from picked
       where d.id = picked.id
      returning d.id, d.merchant_id, d.amount_ngn::text as amount_ngn, d.rate_id, d.fx_order_id,
-       (select r.market_rate::text from rates r where r.id = d.rate_id) as market_rate,
-       (select r.inverse_rate::text from rates r where r.id = d.rate_id) as inverse_rate`,
+       ${rateColumnSql('market_rate', 'd.rate_id')} as market_rate,
+       ${rateColumnSql('inverse_rate', 'd.rate_id')} as inverse_rate`,
     [
       request.now,
       ...(request.ids ?? []),

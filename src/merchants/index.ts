@@ -7,3 +7,4 @@ export { DashboardSessionService } from './dashboard-session.service';
 export { MerchantService, hashSecret } from './merchant.service';
 export type { IssuedKey } from './merchant.service';
 export { liveApiKeys, liveDashboardSessions } from './credential-reads';
+export { merchantStatusSql } from './merchant-sql';

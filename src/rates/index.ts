@@ -3,3 +3,4 @@
  * Everything else in this folder is the module's own.
  */
 export { RateService } from './rate.service';
+export { newestValidRateIdSql, pricingRateLateralSql, rateColumnSql } from './rate-sql';
