@@ -1,3 +1,4 @@
+import { pruneRateLimitWindows } from '../src/system';
 import type { JobDefinition } from './job';
 
 /** Rate-limit windows older than an hour are never read again. */
@@ -6,9 +7,6 @@ export const pruneRateLimitsJob: JobDefinition = {
   everyMs: () => 10 * 60 * 1000,
   run: async (deps) => {
     const cutoff = new Date(deps.services.clock.now().getTime() - 60 * 60 * 1000);
-    await deps.orm.em
-      .fork()
-      .getConnection()
-      .execute('delete from rate_limit_windows where window_start < ?', [cutoff]);
+    await pruneRateLimitWindows(deps.orm.em.fork(), cutoff);
   },
 };

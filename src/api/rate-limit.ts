@@ -3,21 +3,9 @@ import rateLimit from '@fastify/rate-limit';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
+import { addRateLimitHits, readRateLimitHits } from '../system';
 
 type IncrCallback = (error: Error | null, result?: { current: number; ttl: number }) => void;
-
-/**
- * Adds n hits to a bucket's window and returns its new total. The commit does not wait for
- * the WAL flush (`synchronous_commit` off for this statement's transaction only, through
- * `set_config(..., true)`): the count is visible to every gateway at once all the same, and a
- * PostgreSQL crash can lose at most the last few hundred milliseconds of counts, which a rate
- * limit can afford. Waiting for the flush cost each request a disk flush (p99 several ms).
- */
-const COUNT_SQL = `insert into rate_limit_windows (bucket, window_start, hits)
-  select ?::text, ?::timestamptz, ?::integer
-    from (select set_config('synchronous_commit', 'off', true)) as async_commit
-  on conflict (bucket, window_start) do update set hits = rate_limit_windows.hits + excluded.hits
-  returning hits`;
 
 interface Waiter {
   now: number;
@@ -33,7 +21,7 @@ interface Batch {
 
 /**
  * Fixed one-minute windows counted in PostgreSQL, so every gateway instance shares the same
- * counters. Old windows are pruned by the job runner.
+ * counters (`rate_limit_windows`, the system module's). Old windows are pruned by the job runner.
  *
  * Every request is counted before it goes on, and each gets its own count (1, 2, 3, ...
  * across all gateways), exactly as with one upsert per request. But the upserts of one bucket
@@ -71,11 +59,9 @@ export class PostgresRateLimitStore {
   private write(id: string, batch: Batch): void {
     this.writing.set(id, batch);
     const n = batch.waiters.length;
-    this.orm.em
-      .getConnection()
-      .execute<{ hits: number }[]>(COUNT_SQL, [batch.key, new Date(batch.windowStart), n])
+    addRateLimitHits(this.orm.em, batch.key, new Date(batch.windowStart), n)
       .then(
-        (rows) => ({ last: rows[0].hits, error: null }),
+        (hits) => ({ last: hits, error: null }),
         (error: Error) => ({ last: 0, error }),
       )
       .then(({ last, error }) => {
@@ -97,15 +83,8 @@ export class PostgresRateLimitStore {
   read(key: string, cb: IncrCallback): void {
     const now = this.clock.now().getTime();
     const windowStart = now - (now % this.timeWindowMs);
-    this.orm.em
-      .getConnection()
-      .execute<{ hits: number }[]>(
-        'select hits from rate_limit_windows where bucket = ? and window_start = ?',
-        [key, new Date(windowStart)],
-      )
-      .then((rows) =>
-        cb(null, { current: rows[0]?.hits ?? 0, ttl: windowStart + this.timeWindowMs - now }),
-      )
+    readRateLimitHits(this.orm.em, key, new Date(windowStart))
+      .then((hits) => cb(null, { current: hits, ttl: windowStart + this.timeWindowMs - now }))
       .catch((error: Error) => cb(error));
   }
 

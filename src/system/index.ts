@@ -6,3 +6,5 @@ export { CHAIN_HEALTH_SQL, ChainHealthService } from './chain-health.service';
 export { HealthService } from './health.service';
 export { IdempotencyService, sealContext } from './idempotency.service';
 export type { IdempotencyClaim, IdempotencyScope } from './idempotency.service';
+export { resealIdempotentResponses } from './idempotency-reseal';
+export { addRateLimitHits, pruneRateLimitWindows, readRateLimitHits } from './rate-limit-windows';

@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
 import { PostgresRateLimitStore } from '../../src/api/rate-limit';
+import { pruneRateLimitWindows, readRateLimitHits } from '../../src/system';
 import { createTestDatabase, openTestOrm } from '../support/db';
 
 function incr(
@@ -46,5 +47,17 @@ describe('rate-limit counters shared through PostgreSQL', () => {
     clock.advance(1000);
     const next = await incr(store, 'key:k2');
     expect(next).toEqual({ current: 1, ttl: 60_000 });
+  });
+
+  it('prunes only the windows that started before the cutoff', async () => {
+    const clock = new ManualClock('2026-06-02T12:00:10Z');
+    const store = new PostgresRateLimitStore(ormA, clock, 60_000);
+    await incr(store, 'key:prune');
+    clock.advance(2 * 60 * 60 * 1000);
+    await incr(store, 'key:prune');
+    const em = ormA.em.fork();
+    await pruneRateLimitWindows(em, new Date('2026-06-02T13:00:00Z'));
+    expect(await readRateLimitHits(em, 'key:prune', new Date('2026-06-02T12:00:00Z'))).toBe(0);
+    expect(await readRateLimitHits(em, 'key:prune', new Date('2026-06-02T14:00:00Z'))).toBe(1);
   });
 });

@@ -1,0 +1,34 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SecretBox } from '../crypto/secret-box';
+import type { WebhookEndpointService } from './webhook-endpoint.service';
+
+const BATCH = 500;
+
+/**
+ * Seals every webhook endpoint secret (current and previous) not yet under the current key:
+ * values of an older key, and plaintexts stored before encryption at rest. Walks the table in
+ * batches by merchant; each row is rewritten by the endpoint service's own `resealRow`, which
+ * changes it only if it still holds what was read. Returns the rows rewritten.
+ */
+export async function resealWebhookSecrets(
+  em: EntityManager,
+  box: SecretBox,
+  endpoints: WebhookEndpointService,
+): Promise<number> {
+  const notCurrent = `enc:v1:${box.currentKeyId}:%`;
+  let resealed = 0;
+  let after = '';
+  for (;;) {
+    const rows = await em.getConnection().execute<{ merchant_id: string }[]>(
+      `select merchant_id from webhook_endpoints
+        where merchant_id > ? and (secret not like ? or previous_secret not like ?)
+        order by merchant_id limit ?`,
+      [after, notCurrent, notCurrent, BATCH],
+    );
+    for (const row of rows) {
+      if (await endpoints.resealRow(em, row.merchant_id)) resealed++;
+    }
+    if (rows.length < BATCH) return resealed;
+    after = rows[rows.length - 1].merchant_id;
+  }
+}
