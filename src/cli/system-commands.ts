@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { migrate } from '../db/orm';
-import { checkLedger, LEDGER_CHECK_NAMES } from '../ledger';
+import { checkLedger, LEDGER_CHECK_NAMES } from '../reconciliation';
 import { reencryptAll } from '../crypto/reencrypt';
 import {
   CliError,

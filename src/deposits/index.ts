@@ -2,7 +2,11 @@
  * The deposits module's entry point: what transports, jobs and other modules may use.
  * Everything else in this folder is the module's own.
  */
-export { DEPOSITS_BY_STATUS_SQL, UNMATCHED_TRANSFER_SQL } from './deposit-counts';
+export {
+  DEPOSIT_TOTALS_BY_STATUS_SQL,
+  DEPOSITS_BY_STATUS_SQL,
+  UNMATCHED_TRANSFER_SQL,
+} from './deposit-counts';
 export { DepositIngestionService } from './deposit-ingestion.service';
 export { DepositQueryService } from './deposit-query.service';
 export { DepositResolutionService } from './deposit-resolution.service';

@@ -3,6 +3,7 @@ import { formatEther } from 'viem';
 import type { Clock } from '../clock';
 import type { ChainRegistry } from '../adapters/chain/chain-registry';
 import type { ChainGateway, Stablecoin } from '../adapters/chain/chain-gateway';
+import { DEPOSIT_TOTALS_BY_STATUS_SQL } from '../deposits';
 import { CHAINS } from '../domain/assets';
 import { DEPOSIT_STATUSES, type DepositStatus } from '../domain/deposit-state-machine';
 import {
@@ -15,7 +16,7 @@ import {
 } from '../domain/ledger';
 import { ASSET_DECIMALS, dec, NGN_DECIMALS, type Dec } from '../domain/money';
 import { fromBaseUnits } from '../domain/payout-rules';
-import { lit, merchantAccountIdSql, operatorBalance } from './ledger-check-sql';
+import { lit, merchantAccountIdSql, operatorBalance } from './ledger-sql';
 
 /**
  * The spec: "FAILED, FLAGGED and REVERSED deposits are not counted as service-owned funds and
@@ -229,7 +230,8 @@ export class TreasuryService {
 /**
  * One statement (one snapshot, even in READ COMMITTED): a row per operator account (its
  * balance from postings), per merchant bucket (the sum of the running balances) and per
- * deposit status present. No parameters and no question mark: MikroORM leaves it alone.
+ * deposit status present (the deposits module's fragment). No parameters and no question
+ * mark: MikroORM leaves it alone.
  */
 const TREASURY_SQL = [
   ...Object.values(OPERATOR).map(
@@ -248,12 +250,8 @@ const TREASURY_SQL = [
          and a.id = ${merchantAccountIdSql('a.merchant_id', bucket)}`,
   ),
   `
-      select 'deposits' as kind, d.status as key, sum(d.amount_ngn)::text as amount,
-             count(*)::int as n,
-             coalesce(sum(d.amount_ngn) filter (where d.fx_executed_at is null
-                                                  and d.reversed_at is null), 0)::text as held
-        from deposits d
-       group by d.status`,
+      select 'deposits' as kind, t.key, t.amount, t.n, t.held
+        from (${DEPOSIT_TOTALS_BY_STATUS_SQL}) t`,
 ].join('\n      union all');
 
 /**

@@ -9,7 +9,7 @@ import { createServices, type Services } from '../../src/container';
 import { dec } from '../../src/domain/money';
 import { SandboxFxVenue } from '../../src/adapters/fx/sandbox-fx-venue';
 import { FxPermanentFailure, FxTemporaryFailure } from '../../src/adapters/fx/fx-venue';
-import { checkLedger, LEDGER_CHECK_NAMES } from '../../src/ledger/ledger-check';
+import { checkLedger, LEDGER_CHECK_NAMES } from '../../src/reconciliation/ledger-check';
 import { createTestDatabase, forgetTestDatabase, openTestOrm } from '../support/db';
 
 const market = {

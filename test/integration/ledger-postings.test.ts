@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
 import { dec } from '../../src/domain/money';
-import { checkLedger } from '../../src/ledger/ledger-check';
+import { checkLedger } from '../../src/reconciliation/ledger-check';
 import {
   merchantAccount,
   OPERATOR,

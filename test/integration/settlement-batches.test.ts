@@ -12,7 +12,7 @@ import {
 } from '../../src/adapters/fx/fx-venue';
 import { claimPending } from '../../src/deposits/settlement-claim';
 import { SettlementDrain } from '../../src/deposits/settlement-drain';
-import { checkLedger } from '../../src/ledger/ledger-check';
+import { checkLedger } from '../../src/reconciliation/ledger-check';
 import type { SettledDeposit } from '../../src/deposits/settlement-observer';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { depositKit } from '../support/deposits';

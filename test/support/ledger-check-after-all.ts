@@ -1,10 +1,10 @@
 // After every integration and e2e test file: the ledger of every database the file created
-// must still reconcile (src/ledger/ledger-check.ts). Registered in setupFilesAfterEnv, so it
+// must still reconcile (src/reconciliation/ledger-check.ts). Registered in setupFilesAfterEnv, so it
 // runs whatever the file did and in whatever order its own afterAll hooks run: it opens its
 // own short-lived connection (the file's ORM or processes may be gone already; the databases
 // are never dropped), and reads one snapshot, so processes still writing cannot tear it.
 import { Client } from 'pg';
-import { checkLedger, type LedgerViolation } from '../../src/ledger/ledger-check';
+import { checkLedger, type LedgerViolation } from '../../src/reconciliation/ledger-check';
 import { createdTestDatabases } from './db';
 
 async function checkDatabase(url: string): Promise<LedgerViolation[] | null> {
@@ -39,7 +39,7 @@ afterAll(async () => {
   }
   if (failures.length > 0) {
     throw new Error(
-      `ledger check failed after this test file (src/ledger/ledger-check.ts):\n${failures.join('\n')}`,
+      `ledger check failed after this test file (src/reconciliation/ledger-check.ts):\n${failures.join('\n')}`,
     );
   }
 });

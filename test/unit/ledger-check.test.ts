@@ -5,7 +5,7 @@ import {
   ledgerCheckSql,
   MAX_DETAILS_PER_CHECK,
   violationsFrom,
-} from '../../src/ledger/ledger-check';
+} from '../../src/reconciliation/ledger-check';
 
 describe('ledger check assembly', () => {
   it('names every check once, holding accounts derived from the domain', () => {

@@ -5,7 +5,7 @@ import { DomainError, ErrorCode } from '../../domain/errors';
 import { decodeCursor, encodeCursor, parseFirst } from '../../domain/pagination';
 import { narrowedTo } from '../../context/request-context';
 import { environmentOf } from '../../container';
-import { checkLedger, LEDGER_CHECK_NAMES } from '../../ledger';
+import { checkLedger, LEDGER_CHECK_NAMES } from '../../reconciliation';
 import { connectionOf } from '../graphql/types/connection';
 import { DepositConnectionType, DepositNode } from '../graphql/types/deposit.type';
 import { WebhookDeliveryType } from '../graphql/types/webhook.type';

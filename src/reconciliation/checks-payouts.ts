@@ -1,6 +1,6 @@
 import { OPERATOR } from '../domain/ledger';
 import type { LedgerCheck } from './ledger-check';
-import { lit, merchantAccountIdSql, NET_CREDIT, operatorBalance } from './ledger-check-sql';
+import { lit, merchantAccountIdSql, NET_CREDIT, operatorBalance } from '../ledger';
 
 const PAYOUTS_PENDING = OPERATOR.usdPayoutsPending.id;
 const SUSPENSE = OPERATOR.usdSuspense.id;
