@@ -3,20 +3,16 @@ import rateLimit from '@fastify/rate-limit';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
+import { Batcher, type Settled } from '../lib/batching';
 import { addRateLimitHits, readRateLimitHits } from '../system';
 
 type IncrCallback = (error: Error | null, result?: { current: number; ttl: number }) => void;
 
-interface Waiter {
-  now: number;
-  cb: IncrCallback;
-}
-
-/** Requests of one bucket and window counted by one upsert. */
-interface Batch {
+/** One request to count: its bucket, its window, and when it came (for its ttl). */
+interface Hit {
   key: string;
   windowStart: number;
-  waiters: Waiter[];
+  now: number;
 }
 
 /**
@@ -32,9 +28,10 @@ interface Batch {
  * and share out the n counts it returns. One request alone still costs exactly one upsert.
  */
 export class PostgresRateLimitStore {
-  /** Per bucket and window: the batch being written, and the one gathering behind it. */
-  private readonly writing = new Map<string, Batch>();
-  private readonly gathering = new Map<string, Batch>();
+  /** Per bucket and window: one upsert in flight, the hits arriving meanwhile in the next. */
+  private readonly counting = new Batcher<Hit, { current: number; ttl: number }>({
+    run: (hits) => this.count(hits),
+  });
 
   constructor(
     private readonly orm: MikroORM,
@@ -45,39 +42,19 @@ export class PostgresRateLimitStore {
   incr(key: string, cb: IncrCallback): void {
     const now = this.clock.now().getTime();
     const windowStart = now - (now % this.timeWindowMs);
-    const id = `${windowStart} ${key}`;
-    const waiter = { now, cb };
-    if (!this.writing.has(id)) {
-      this.write(id, { key, windowStart, waiters: [waiter] });
-      return;
-    }
-    const next = this.gathering.get(id);
-    if (next) next.waiters.push(waiter);
-    else this.gathering.set(id, { key, windowStart, waiters: [waiter] });
+    this.counting.submit({ key, windowStart, now }, `${windowStart} ${key}`).then(
+      (result) => cb(null, result),
+      (error: Error) => cb(error),
+    );
   }
 
-  private write(id: string, batch: Batch): void {
-    this.writing.set(id, batch);
-    const n = batch.waiters.length;
-    addRateLimitHits(this.orm.em, batch.key, new Date(batch.windowStart), n)
-      .then(
-        (hits) => ({ last: hits, error: null }),
-        (error: Error) => ({ last: 0, error }),
-      )
-      .then(({ last, error }) => {
-        // The next batch starts writing before these callbacks run.
-        this.writing.delete(id);
-        const next = this.gathering.get(id);
-        if (next) {
-          this.gathering.delete(id);
-          this.write(id, next);
-        }
-        const end = batch.windowStart + this.timeWindowMs;
-        batch.waiters.forEach((waiter, i) => {
-          if (error) waiter.cb(error);
-          else waiter.cb(null, { current: last - n + 1 + i, ttl: end - waiter.now });
-        });
-      });
+  /** Counts a batch of one bucket and window with one upsert; each hit gets its own count. */
+  private async count(hits: Hit[]): Promise<Array<Settled<{ current: number; ttl: number }>>> {
+    const { key, windowStart } = hits[0];
+    const n = hits.length;
+    const last = await addRateLimitHits(this.orm.em, key, new Date(windowStart), n);
+    const end = windowStart + this.timeWindowMs;
+    return hits.map((hit, i) => ({ value: { current: last - n + 1 + i, ttl: end - hit.now } }));
   }
 
   read(key: string, cb: IncrCallback): void {

@@ -1,7 +1,7 @@
 /**
  * Status lifecycles as data, one rule for every aggregate: a table of allowed moves and where a
- * new row may start. Each module keeps its table beside its aggregate (deposits, onramps, and
- * payouts as they get one) and changes a status only through `checkMove`, so a move outside
+ * new row may start. Each module keeps its table beside its aggregate (deposits, onramps,
+ * payouts and withdrawals) and changes a status only through `checkMove`, so a move outside
  * the table is refused the same way everywhere (the database re-checks deposits' moves).
  */
 export interface TransitionTable<S extends string> {

@@ -12,6 +12,7 @@ import { merchantAccount, transfer } from '../domain/ledger';
 import { ASSET_DECIMALS, dec, isDecimalString, type Dec } from '../domain/money';
 import type { Cursor } from '../domain/pagination';
 import type { PayoutService } from './payout.service';
+import { moveWithdrawal } from './payout-transitions';
 
 export interface WithdrawInput {
   amount?: unknown;
@@ -86,19 +87,18 @@ export class WithdrawalService {
           );
         }
         const now = this.clock.now();
-        const withdrawal = tx.create(Withdrawal, {
+        const withdrawal = Object.assign(new Withdrawal(), {
           id: newId('wd', this.clock),
           merchantId,
           amount: valid.amount.toFixed(6),
           asset: valid.asset,
           chain: valid.chain,
           destinationAddress: valid.destinationAddress,
-          status: 'PENDING',
           txHash: null,
-          failureReason: null,
           createdAt: now,
-          updatedAt: now,
         });
+        moveWithdrawal(withdrawal, { to: 'PENDING' }, now);
+        tx.persist(withdrawal);
         await tx.flush();
         const payout = await this.payouts.create(tx, {
           merchantId,

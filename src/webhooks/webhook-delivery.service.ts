@@ -10,6 +10,7 @@ import { webhookHeaders } from '../adapters/webhook/webhook-signer';
 import type { OutboxEvent } from './webhook-envelope';
 import { WebhookEndpointService } from './webhook-endpoint.service';
 import { outboxEvents } from '../events';
+import { Batcher, type Settled } from '../lib/batching';
 
 export interface WebhookSender {
   send(request: WebhookRequest): Promise<WebhookResponse>;
@@ -87,7 +88,6 @@ interface QueuedRecord {
   response: WebhookResponse;
   outcome: Exclude<AttemptOutcome, { kind: 'no_endpoint' } | { kind: 'lease_lost' }>;
   row: AttemptRow;
-  settle: (recorded: Promise<boolean> | boolean) => void;
 }
 
 /**
@@ -131,10 +131,18 @@ const timeOrNull = (value: unknown): Date | null => (value == null ? null : time
  */
 export class WebhookDeliveryService {
   private readonly random: () => number;
-  /** Outcomes waiting to be recorded, and the batch statements running. */
-  private readonly recordQueue: QueuedRecord[] = [];
-  private recordFlushes = 0;
-  private recordScheduled = false;
+  /**
+   * Outcomes are recorded on the next turn of the event loop, so the attempts that end
+   * together (a fast receiver answers many at once) share one statement and one commit
+   * instead of a transaction each. At most RECORD_FLUSHES statements run at once; what
+   * queues meanwhile goes in the next.
+   */
+  private readonly recording = new Batcher<QueuedRecord, boolean>({
+    maxBatch: RECORD_BATCH,
+    maxInFlight: RECORD_FLUSHES,
+    gatherOneTurn: true,
+    run: (batch) => this.recordBatch(batch),
+  });
 
   constructor(
     private readonly clock: Clock,
@@ -300,18 +308,14 @@ export class WebhookDeliveryService {
         url,
         latency_ms: response.latencyMs,
       };
-      const recorded = await new Promise<boolean>((resolve, reject) => {
-        this.recordQueue.push({
-          em,
-          claimed,
-          url,
-          attemptedAt,
-          response,
-          outcome,
-          row,
-          settle: (value) => Promise.resolve(value).then(resolve, reject),
-        });
-        this.scheduleRecords();
+      const recorded = await this.recording.submit({
+        em,
+        claimed,
+        url,
+        attemptedAt,
+        response,
+        outcome,
+        row,
       });
       return recorded ? outcome : { kind: 'lease_lost' };
     }
@@ -320,26 +324,8 @@ export class WebhookDeliveryService {
       : { kind: 'lease_lost' };
   }
 
-  /**
-   * Writes the queued outcomes on the next turn of the event loop, so the attempts that end
-   * together (a fast receiver answers many at once) share one statement and one commit
-   * instead of a transaction each. At most RECORD_FLUSHES statements run at once; what
-   * queues meanwhile goes in the next.
-   */
-  private scheduleRecords(): void {
-    if (this.recordScheduled || this.recordFlushes >= RECORD_FLUSHES) return;
-    if (this.recordQueue.length === 0) return;
-    this.recordScheduled = true;
-    setImmediate(() => {
-      this.recordScheduled = false;
-      void this.flushRecords();
-    });
-  }
-
-  private async flushRecords(): Promise<void> {
-    const batch = this.recordQueue.splice(0, RECORD_BATCH);
-    if (batch.length === 0) return;
-    this.recordFlushes += 1;
+  /** Writes a batch of outcomes in one statement; says of each whether it was recorded. */
+  private async recordBatch(batch: QueuedRecord[]): Promise<Array<Settled<boolean>>> {
     try {
       const rows = await batch[0].em
         .getConnection()
@@ -347,16 +333,14 @@ export class WebhookDeliveryService {
           JSON.stringify(batch.map((q, ord) => ({ ord, ...q.row }))),
         ]);
       const recorded = new Set(rows.map((r) => Number(r.ord)));
-      batch.forEach((q, ord) => q.settle(recorded.has(ord)));
+      return batch.map((_, ord) => ({ value: recorded.has(ord) }));
     } catch {
       // Whatever failed, each on its own, as it was: one bad outcome does not fail the others,
       // and a database that is down fails each of them (their leases expire; retried later).
-      for (const q of batch) {
-        q.settle(this.recordAlone(q.em, q.claimed, q.url, q.attemptedAt, q.response, q.outcome));
-      }
-    } finally {
-      this.recordFlushes -= 1;
-      this.scheduleRecords();
+      // The batch's slot is free meanwhile: each settles when its own transaction does.
+      return batch.map((q) => ({
+        value: this.recordAlone(q.em, q.claimed, q.url, q.attemptedAt, q.response, q.outcome),
+      }));
     }
   }
 

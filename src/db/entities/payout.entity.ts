@@ -1,11 +1,8 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+import type { PayoutStatus } from '../../domain/payout-lifecycle';
 
-/**
- * PENDING: owed, not signed (no nonce yet; may still be cancelled). SIGNED: a nonce is taken
- * and the signed bytes are stored; it is broadcast until one of its transactions is mined and
- * is never abandoned. CONFIRMED / FAILED (mined but reverted) / CANCELLED (never signed).
- */
-export type PayoutStatus = 'PENDING' | 'SIGNED' | 'CONFIRMED' | 'FAILED' | 'CANCELLED';
+/** The lifecycle and its table: `src/domain/payout-lifecycle.ts`. */
+export type { PayoutStatus };
 
 /** One on-chain transfer we owe: for an AUTO_WITHDRAW deposit or a merchant withdrawal. */
 @Entity({ tableName: 'payouts' })

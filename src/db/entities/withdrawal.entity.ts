@@ -1,6 +1,8 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+import type { WithdrawalStatus } from '../../domain/payout-lifecycle';
 
-export type WithdrawalStatus = 'PENDING' | 'BROADCAST' | 'COMPLETED' | 'FAILED';
+/** The lifecycle and its table: `src/domain/payout-lifecycle.ts`. */
+export type { WithdrawalStatus };
 
 /**
  * A merchant's withdrawal of its USD balance as a stablecoin. Its amount moves from

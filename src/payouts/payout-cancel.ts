@@ -1,0 +1,79 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../clock';
+import { Deposit } from '../db/entities/deposit.entity';
+import type { Payout } from '../db/entities/payout.entity';
+import { retryOnConflict } from '../db/retry';
+import { REASON } from '../domain/deposit-reasons';
+import { transfer } from '../domain/ledger';
+import { dec } from '../domain/money';
+import type { DepositTransitions } from '../deposits';
+import type { LedgerService } from '../ledger';
+import { payoutHolding, payoutReturn } from './payout-ledger';
+import { lockedPayout } from './payout-rows';
+import { movePayout } from './payout-transitions';
+import { finishWithdrawal } from './withdrawal-finish';
+
+/**
+ * The cancel stage: a payout that was never signed ends CANCELLED (a signed one never does:
+ * its nonce may be mined at any moment). Its USD goes back where it came from, and its owner
+ * moves: the deposit to FLAGGED, the withdrawal to FAILED.
+ */
+export class PayoutCanceller {
+  constructor(
+    private readonly clock: Clock,
+    private readonly ledger: LedgerService,
+    private readonly transitions: DepositTransitions,
+  ) {}
+
+  /**
+   * Cancels a payout that was never signed (chain outage past its maximum): its deposit is
+   * FLAGGED with the USD held, or its withdrawal FAILED with the USD back in the balance.
+   */
+  async cancel(em: EntityManager, payoutId: string, why: 'chain outage'): Promise<boolean> {
+    return retryOnConflict(() =>
+      em.fork().transactional(async (tx) => {
+        const payout = await lockedPayout(tx, payoutId);
+        if (!payout || payout.status !== 'PENDING') return false;
+        await this.cancelLocked(tx, payout, why, REASON.chainOutage);
+        return true;
+      }),
+    );
+  }
+
+  /**
+   * Cancels a locked PENDING payout and moves its owner: the deposit to FLAGGED with
+   * `depositReason` (unless `depositReason` is null: the caller moves it), the withdrawal to
+   * FAILED.
+   */
+  async cancelLocked(
+    tx: EntityManager,
+    payout: Payout,
+    why: string,
+    depositReason: string | null,
+  ): Promise<void> {
+    const now = this.clock.now();
+    movePayout(payout, { to: 'CANCELLED', reason: why }, now);
+    await tx.flush();
+    await this.ledger.post(tx, {
+      kind: 'payout_cancelled',
+      payoutId: payout.id,
+      depositId: payout.depositId,
+      memo: why,
+      postings: transfer(payoutHolding(payout), payoutReturn(payout), dec(payout.amount)),
+    });
+    if (payout.depositId) {
+      if (depositReason === null) return;
+      const deposit = await tx.findOneOrFail(
+        Deposit,
+        { id: payout.depositId },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
+      if (deposit.status === 'PENDING_WITHDRAWAL') {
+        await this.transitions.moveTo(tx, deposit, 'FLAGGED', { reason: depositReason });
+      }
+    } else {
+      await finishWithdrawal(tx, payout, { to: 'FAILED', reason: why, txHash: null }, now);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Hex } from 'viem';
+import { Payout } from '../db/entities/payout.entity';
+import { executeInTransaction } from '../db/locks';
+import type { Fees } from '../domain/payout-rules';
+
+/** The payout row, locked until the transaction ends: every status change takes this lock. */
+export function lockedPayout(tx: EntityManager, id: string): Promise<Payout | null> {
+  return tx.findOne(Payout, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+}
+
+/** One signed transaction of a payout, as stored: a retry resends exactly these bytes. */
+export interface StoredTransaction {
+  hash: Hex;
+  raw_tx: Hex;
+  max_fee_per_gas: string;
+  max_priority_fee_per_gas: string;
+  created_at: Date | string;
+}
+
+/** Records signed bytes before anything is broadcast (in the signing transaction). */
+export async function storeTransaction(
+  tx: EntityManager,
+  payout: Payout,
+  signed: { nonce: number; hash: Hex; raw: Hex; fees: Fees },
+  now: Date,
+): Promise<void> {
+  await executeInTransaction(
+    tx,
+    `insert into payout_transactions
+       (hash, payout_id, nonce, raw_tx, max_fee_per_gas, max_priority_fee_per_gas, created_at)
+     values (?, ?, ?, ?, ?, ?, ?)`,
+    [
+      signed.hash,
+      payout.id,
+      signed.nonce,
+      signed.raw,
+      signed.fees.maxFeePerGas.toString(),
+      signed.fees.maxPriorityFeePerGas.toString(),
+      now,
+    ],
+  );
+}
+
+/** The payout's signed transactions, newest first. */
+export function storedTransactions(
+  em: EntityManager,
+  payoutId: string,
+): Promise<StoredTransaction[]> {
+  return em
+    .fork()
+    .getConnection()
+    .execute<StoredTransaction[]>(
+      `select hash, raw_tx, max_fee_per_gas::text, max_priority_fee_per_gas::text, created_at
+         from payout_transactions where payout_id = ? order by created_at desc, hash`,
+      [payoutId],
+    );
+}
