@@ -72,6 +72,11 @@ function report(
   stages: string[],
 ): void {
   const out = [`   -- ${prefix} (${rate}/s): where each deposit's time went`, ...stages];
+  const sweeps = sampled.sweepsMs;
+  out.push(
+    `  process-payouts sweeps: ${sweeps.length}, p50 ${round(percentile(sweeps, 50))} ms, ` +
+      `max ${round(Math.max(0, ...sweeps))} ms (its budget stops new work after 4 s)`,
+  );
   out.push('  queues over time (from load start):', ...sampled.timeline.map((l) => `    ${l}`));
   out.push(`  database sessions not idle, per sample (${sampled.samples} samples):`);
   for (const [what, n] of sampled.activity.slice(0, 15))
@@ -265,8 +270,9 @@ export const settleOnchainBenchmark: Benchmark = {
           }),
         ),
       );
-      const background = await backgroundCpu(bench, seconds(10));
       const idle = await onchainPhase(bench, accounts, 'IDLE-', 1, seconds(10), 60_000);
+      // After the 1/s phase: the processes are warm, and its deposits are all settled.
+      const background = await backgroundCpu(bench, seconds(10));
       const rows: Row[] = [];
       if (RATES.includes(20)) {
         const at20 = await onchainPhase(bench, accounts, 'LOAD-', 20, seconds(30), 120_000);

@@ -8,7 +8,13 @@ import { Client } from 'pg';
  * statement). Read-only; one short query per sample.
  */
 export interface PayoutSampler {
-  stop(): Promise<{ timeline: string[]; activity: Array<[string, number]>; samples: number }>;
+  stop(): Promise<{
+    timeline: string[];
+    activity: Array<[string, number]>;
+    samples: number;
+    /** Durations (ms) of the process-payouts sweeps that finished during the phase. */
+    sweepsMs: number[];
+  }>;
 }
 
 interface Sample {
@@ -28,6 +34,7 @@ export async function samplePayouts(
   const started = Date.now();
   const samples: Sample[] = [];
   const activity = new Map<string, number>();
+  const sweeps = new Map<string, number>();
   let running = true;
   const loop = (async () => {
     while (running) {
@@ -41,6 +48,10 @@ export async function samplePayouts(
           where d.bank_reference like $1 group by p.status
          union all
          select 'jobs', 'send-payout', count(*)::text from agenda_jobs where name = 'send-payout'
+         union all
+         select 'sweep', last_run_at::text,
+                (extract(epoch from (last_finished_at - last_run_at)) * 1000)::text
+           from agenda_jobs where name = 'process-payouts' and last_finished_at >= last_run_at
          union all
          select 'activity',
                 concat_ws(' | ', a.state, a.wait_event_type || ':' || a.wait_event,
@@ -57,6 +68,7 @@ export async function samplePayouts(
         if (r.kind === 'deposit') sample.deposits[r.key] = Number(r.n);
         else if (r.kind === 'payout') sample.payouts[r.key] = Number(r.n);
         else if (r.kind === 'jobs') sample.sendJobs = Number(r.n);
+        else if (r.kind === 'sweep') sweeps.set(r.key, Number(r.n));
         else activity.set(r.key, (activity.get(r.key) ?? 0) + Number(r.n));
       }
       samples.push(sample);
@@ -87,7 +99,9 @@ export async function samplePayouts(
       const perSample = [...activity]
         .map(([key, n]): [string, number] => [key, Math.round((n / samples.length) * 100) / 100])
         .sort((a, b) => b[1] - a[1]);
-      return { timeline, activity: perSample, samples: samples.length };
+      // The first reading may be a sweep that finished before the phase began.
+      const sweepsMs = [...sweeps.values()].slice(1);
+      return { timeline, activity: perSample, samples: samples.length, sweepsMs };
     },
   };
 }
