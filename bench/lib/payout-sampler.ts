@@ -5,15 +5,16 @@ import { Client } from 'pg';
  * `everyMs`: where the phase's deposits and payouts stand (which stage holds the queue), the
  * send-payout jobs queued in Agenda, and what every other session is doing
  * (`pg_stat_activity`: running, idle in a transaction, or waiting on a lock, and on which
- * statement). Read-only; one short query per sample.
+ * statement); and, from Agenda's own notices, how long each job ran. Read-only; one short
+ * query per sample.
  */
 export interface PayoutSampler {
   stop(): Promise<{
     timeline: string[];
     activity: Array<[string, number]>;
     samples: number;
-    /** Durations (ms) of the process-payouts sweeps that finished during the phase. */
-    sweepsMs: number[];
+    /** Run time (ms) of each Agenda job that completed during the phase, by job name. */
+    jobsMs: Record<string, number[]>;
   }>;
 }
 
@@ -34,7 +35,23 @@ export async function samplePayouts(
   const started = Date.now();
   const samples: Sample[] = [];
   const activity = new Map<string, number>();
-  const sweeps = new Map<string, number>();
+  // Agenda announces every job's end with its run time: how long a send-payout or a sweep
+  // took, apart from how long it waited in the queue.
+  const jobsMs: Record<string, number[]> = {};
+  client.on('notification', (message) => {
+    try {
+      const event = JSON.parse(message.payload ?? '') as {
+        type?: string;
+        jobName?: string;
+        duration?: number;
+      };
+      if (event.type !== 'complete' || !event.jobName || typeof event.duration !== 'number') return;
+      (jobsMs[event.jobName] ??= []).push(event.duration);
+    } catch {
+      // not one of Agenda's
+    }
+  });
+  await client.query('listen "agenda:jobs:state"');
   let running = true;
   const loop = (async () => {
     while (running) {
@@ -48,10 +65,6 @@ export async function samplePayouts(
           where d.bank_reference like $1 group by p.status
          union all
          select 'jobs', 'send-payout', count(*)::text from agenda_jobs where name = 'send-payout'
-         union all
-         select 'sweep', last_run_at::text,
-                (extract(epoch from (last_finished_at - last_run_at)) * 1000)::text
-           from agenda_jobs where name = 'process-payouts' and last_finished_at >= last_run_at
          union all
          select 'activity',
                 concat_ws(' | ', a.state, a.wait_event_type || ':' || a.wait_event,
@@ -68,7 +81,6 @@ export async function samplePayouts(
         if (r.kind === 'deposit') sample.deposits[r.key] = Number(r.n);
         else if (r.kind === 'payout') sample.payouts[r.key] = Number(r.n);
         else if (r.kind === 'jobs') sample.sendJobs = Number(r.n);
-        else if (r.kind === 'sweep') sweeps.set(r.key, Number(r.n));
         else activity.set(r.key, (activity.get(r.key) ?? 0) + Number(r.n));
       }
       samples.push(sample);
@@ -99,9 +111,7 @@ export async function samplePayouts(
       const perSample = [...activity]
         .map(([key, n]): [string, number] => [key, Math.round((n / samples.length) * 100) / 100])
         .sort((a, b) => b[1] - a[1]);
-      // The first reading may be a sweep that finished before the phase began.
-      const sweepsMs = [...sweeps.values()].slice(1);
-      return { timeline, activity: perSample, samples: samples.length, sweepsMs };
+      return { timeline, activity: perSample, samples: samples.length, jobsMs };
     },
   };
 }
