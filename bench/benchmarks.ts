@@ -1,5 +1,6 @@
 import type { Row } from './lib/results';
-import { settleBalanceBenchmark, settleOnchainBenchmark } from './settlement.bench';
+import { settleBalanceBenchmark } from './settlement.bench';
+import { settleOnchainBenchmark } from './settle-onchain.bench';
 import { readsBenchmark } from './reads.bench';
 import { subscriptionsBenchmark } from './subscriptions.bench';
 import { webhooksBenchmark } from './webhooks.bench';

@@ -10,10 +10,10 @@ import { percentile, round } from './lib/stats';
 
 /** `BENCH_QUICK=1` shortens every phase (for working on a benchmark, not for its figures). */
 const QUICK = process.env.BENCH_QUICK === '1';
-const seconds = (full: number) => (QUICK ? Math.max(3, Math.round(full / 6)) : full) * 1000;
+export const seconds = (full: number) => (QUICK ? Math.max(3, Math.round(full / 6)) : full) * 1000;
 
 /** Open-loop transfers to these accounts at `rate`/s; references `<prefix><n>`. */
-async function transfers(
+export async function transfers(
   bench: BenchStack,
   accounts: string[],
   prefix: string,
@@ -146,46 +146,6 @@ export const settleBalanceBenchmark: Benchmark = {
         memory('gateway'),
         memory('runner'),
       ];
-    } finally {
-      await bench.stop();
-    }
-  },
-};
-
-export const settleOnchainBenchmark: Benchmark = {
-  name: 'settle-onchain',
-  description:
-    'AUTO_WITHDRAW deposit to SETTLED (ERC-20 transfer confirmed) at 20 deposits/s for 30 s, spread over the three local chains (1 s blocks)',
-  async run(): Promise<Row[]> {
-    const bench = await startBenchStack({ chains: true });
-    try {
-      const accounts = await Promise.all(
-        (['BASE', 'ETHEREUM', 'POLYGON'] as const).map((chain) =>
-          permanentOnramp(bench.stack.url, bench.merchant.api_key, {
-            mode: 'AUTO_WITHDRAW',
-            asset: 'USDC',
-            chain,
-            destination_address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
-          }),
-        ),
-      );
-      const idle = await phase(bench, accounts, 'IDLE-', 1, seconds(10), 60_000);
-      const loaded = await phase(bench, accounts, 'LOAD-', 20, seconds(30), 120_000);
-      const row = (figure: string, p: number): Row => ({
-        benchmark: 'settle-onchain',
-        figure,
-        unit: 'ms',
-        target: 3000,
-        better: 'lower',
-        measured: round(percentile(loaded.latencies, p)),
-        baseline: round(percentile(idle.latencies, p)),
-        baselineIs: '1/s',
-        note:
-          p === 99
-            ? `${loaded.accepted} deposits at ${loaded.rate}/s sent${loaded.note ? `; ${loaded.note}` : ''}`
-            : undefined,
-      });
-      return [row('p50 @20/s', 50), row('p99 @20/s', 99)];
     } finally {
       await bench.stop();
     }

@@ -42,3 +42,35 @@ export async function untilSettledOrStuck(
     await new Promise((r) => setTimeout(r, 500));
   }
 }
+
+export interface DepositTiming {
+  status: string;
+  /** When the gateway inserted it (ms since the epoch, database clock). */
+  createdMs: number;
+  /** created to SETTLED; null while not SETTLED. */
+  latencyMs: number | null;
+}
+
+/** Every deposit of this reference prefix with its arrival time, for splitting a phase by window. */
+export async function depositTimings(
+  databaseUrl: string,
+  referencePrefix: string,
+): Promise<DepositTiming[]> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ status: string; created: string; ms: string | null }>(
+      `select status, (extract(epoch from created_at) * 1000)::text as created,
+              (extract(epoch from (settled_at - created_at)) * 1000)::text as ms
+         from deposits where bank_reference like $1`,
+      [`${referencePrefix}%`],
+    );
+    return rows.map((r) => ({
+      status: r.status,
+      createdMs: Number(r.created),
+      latencyMs: r.status === 'SETTLED' && r.ms !== null ? Number(r.ms) : null,
+    }));
+  } finally {
+    await client.end();
+  }
+}
