@@ -11,6 +11,8 @@ import { TEXT_ARRAY, textArray } from '../db/text-array';
 /** An outbox row as webhook delivery renders it. */
 export interface OutboxEvent {
   id: string;
+  /** The outbox's order: a later event of the same object has a higher seq. */
+  seq: number;
   kind: string;
   depositId: string | null;
   withdrawalId: string | null;
@@ -25,7 +27,7 @@ export async function outboxEvents(
 ): Promise<Map<string, OutboxEvent>> {
   if (ids.length === 0) return new Map();
   const rows = await em.getConnection().execute<Array<Record<string, unknown>>>(
-    `select id, kind, deposit_id, withdrawal_id, snapshot, created_at from events
+    `select id, seq, kind, deposit_id, withdrawal_id, snapshot, created_at from events
         where id = any(${TEXT_ARRAY})`,
     [textArray([...new Set(ids)])],
   );
@@ -34,6 +36,7 @@ export async function outboxEvents(
       r.id as string,
       {
         id: r.id as string,
+        seq: Number(r.seq),
         kind: r.kind as string,
         depositId: (r.deposit_id as string | null) ?? null,
         withdrawalId: (r.withdrawal_id as string | null) ?? null,

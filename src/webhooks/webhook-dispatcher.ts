@@ -16,6 +16,11 @@ export interface DispatcherLimits {
  * from the recurring sweep for retries) claims what is due and starts the attempts without
  * waiting for them. Slots are counted per merchant, so a slow or hanging endpoint occupies at
  * most `perEndpoint` of them and other merchants' deliveries go on.
+ *
+ * One object's events (a deposit's, a withdrawal's) are attempted one after another, in outbox
+ * order: a deposit created and settled within milliseconds must not reach the merchant as
+ * `deposit.settled` then `deposit.created`. Only first attempts keep that order: a retry comes
+ * when its backoff says, after later events of the object may have been delivered.
  */
 export class WebhookDispatcher {
   private readonly inFlight = new Map<string, number>();
@@ -24,6 +29,8 @@ export class WebhookDispatcher {
   private again = false;
   private stopped = false;
   private readonly idle = new Set<() => void>();
+  /** Per object, the end of the last attempt started for it: the next one waits for it. */
+  private readonly lastOfObject = new Map<string, Promise<void>>();
 
   constructor(
     private readonly orm: MikroORM,
@@ -64,7 +71,7 @@ export class WebhookDispatcher {
         this.log.warn({ err: error }, 'could not claim webhook deliveries');
         return;
       }
-      for (const delivery of claimed) this.start(delivery);
+      for (const delivery of inOutboxOrder(claimed)) this.start(delivery);
       // A full batch means more may be due right now.
       if (claimed.length === free) this.again = true;
     } while (this.again);
@@ -74,9 +81,22 @@ export class WebhookDispatcher {
     const merchant = delivery.merchantId;
     this.inFlight.set(merchant, (this.inFlight.get(merchant) ?? 0) + 1);
     this.total += 1;
-    const started = performance.now();
-    this.deliveries
-      .attempt(this.orm.em.fork(), delivery)
+    const object = objectOf(delivery);
+    const previous = this.lastOfObject.get(object);
+    let started = 0;
+    const attempt = (previous ?? Promise.resolve()).then(() => {
+      started = performance.now();
+      return this.deliveries.attempt(this.orm.em.fork(), delivery);
+    });
+    const done = attempt.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.lastOfObject.set(object, done);
+    void done.then(() => {
+      if (this.lastOfObject.get(object) === done) this.lastOfObject.delete(object);
+    });
+    attempt
       .then((outcome) => {
         this.observe?.(outcome.kind, (performance.now() - started) / 1000);
         if (outcome.kind === 'lease_lost') {
@@ -105,4 +125,15 @@ export class WebhookDispatcher {
     if (this.total === 0) return;
     await new Promise<void>((resolve) => this.idle.add(resolve));
   }
+}
+
+/** The object a delivery is about: its deposit or withdrawal, else the event itself. */
+function objectOf(delivery: ClaimedDelivery): string {
+  const { event } = delivery;
+  return `${delivery.merchantId} ${event.depositId ?? event.withdrawalId ?? event.id}`;
+}
+
+/** A claimed batch in outbox order (claims come in retry-time order, not event order). */
+function inOutboxOrder(claimed: readonly ClaimedDelivery[]): ClaimedDelivery[] {
+  return [...claimed].sort((a, b) => a.event.seq - b.event.seq);
 }

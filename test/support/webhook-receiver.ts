@@ -9,7 +9,8 @@ export interface ReceivedWebhook {
 }
 
 /** What the receiver answers to its n-th request (1-based): a status, or 'hang' (never answers). */
-export type Behaviour = (n: number) => number | 'hang';
+/** The answer to the n-th request: a status, a status after a delay, or no answer at all. */
+export type Behaviour = (n: number) => number | 'hang' | { status: number; afterMs: number };
 
 /**
  * A real HTTP server that records every webhook it gets. It can answer any status, hang, or be
@@ -41,7 +42,10 @@ export class WebhookReceiver {
           this.hanging.add(() => res.destroy());
           return;
         }
-        res.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');
+        const answerWith = (status: number) =>
+          res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
+        if (typeof answer === 'number') answerWith(answer);
+        else setTimeout(() => answerWith(answer.status), answer.afterMs);
       });
     });
     await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
