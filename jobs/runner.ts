@@ -16,6 +16,7 @@ import { exitGracefullyOnSignals } from '../src/shutdown';
 import { createJobRunnerMetrics } from '../src/metrics/job-runner-metrics';
 import { serveRunnerHttp } from './runner-http';
 import { SettlementDrain } from '../src/deposits';
+import { CHAINS } from '../src/domain/assets';
 
 const DEFAULT_LOCK_LIFETIME_MS = 30_000;
 
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
     onBlocklistError: (error) =>
       log.error({ err: error }, 'risk blocklist file unreadable; keeping the last good list'),
     onDepositSettled: metrics.observeSettlement,
+    payoutSigningLog: log,
   });
   warnAboutSecrets(log, { encryption: services.encryption });
   // Health and metrics first: a port already taken stops start-up before any job is taken.
@@ -108,16 +110,22 @@ async function main(): Promise<void> {
   for (const job of enabled) {
     if (job.everyMs) await agenda.every(job.everyMs(deps), job.name);
   }
+  // A payout notice wakes its chain's signing drain (every chain's if the notice has none).
+  const signPending = (chain: string | undefined) => {
+    for (const c of chain ? [chain] : CHAINS) void services.payouts.signPending(orm.em.fork(), c);
+  };
   const depositEvents = listenForDepositEvents(
     databaseUrl,
-    enqueue,
     log,
     () => void webhooks.wake(),
     () => void settlement.wake(),
+    signPending,
   );
   await depositEvents.start();
-  // Deposits that arrived while no runner listened are settled now, not one sweep later.
+  // Deposits that arrived while no runner listened are settled now, not one sweep later; so
+  // are payouts (those an older version left to its send-payout jobs among them).
   void settlement.wake();
+  signPending(undefined);
   // A fresh deployment gets its first rate at once, not one interval later.
   await agenda.now(generateRatesJob.name);
   log.info(
@@ -134,8 +142,10 @@ async function main(): Promise<void> {
     // No new triggers; then Agenda stops picking jobs and waits for the running ones, and the
     // jobs it had locked but not started are handed back to the other runners at once.
     await depositEvents.stop();
-    // The settlement batch in progress is applied; no new one is claimed.
+    // The settlement batch in progress is applied; no new one is claimed. The signing rounds
+    // in progress commit and broadcast; no new one starts.
     await settlement.stop();
+    await services.payouts.stopSigning();
     await drainAgenda(agenda, Math.max(1_000, config.SHUTDOWN_TIMEOUT_MS - 5_000));
     const released = await releaseQueuedJobs(orm, config, agendaName);
     log.info({ released }, 'queued jobs handed back to other runners');
