@@ -6,7 +6,13 @@ import { openOrm } from '../src/db/orm';
 import { requireDatabaseUrl } from '../src/db/database-url';
 import { createServices } from '../src/container';
 import { warnAboutSecrets } from '../src/crypto/process-secrets';
-import { backendName, connectAgenda, drainAgenda, releaseQueuedJobs } from './agenda';
+import {
+  backendName,
+  connectAgenda,
+  drainAgenda,
+  releaseQueuedJobs,
+  removeRetiredJobs,
+} from './agenda';
 import { jobs } from './index';
 import { generateRatesJob } from './generate-rates.job';
 import { listenForDepositEvents } from './deposit-events';
@@ -58,6 +64,8 @@ async function main(): Promise<void> {
   const agendaName = `jobs-${process.pid}`;
   const agendaStore = await connectAgenda(config, databaseUrl, agendaName, log);
   const { agenda } = agendaStore;
+  const retired = await removeRetiredJobs(agenda);
+  if (retired > 0) log.info({ retired }, 'jobs of retired names removed');
   // One pending job per key: asking again reschedules it to now instead of adding another.
   const enqueue: Enqueue = async (name, data, uniqueKey) => {
     const job = agenda.create(name, { ...data, uniqueKey });
