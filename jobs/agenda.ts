@@ -93,6 +93,19 @@ export async function connectAgenda(
 }
 
 /**
+ * Jobs this version no longer defines. Agenda only locks jobs whose name a runner defines, so
+ * rows an older version queued under these names would never run (the work they asked for is
+ * found again from the database: PENDING payouts by the signing drain at start and by the
+ * sweep), but they would stay in the table and in the job queue gauges forever. Each runner
+ * deletes them when it starts; a runner of the older version still running consumes its own.
+ */
+export const RETIRED_JOBS = ['send-payout'];
+
+export function removeRetiredJobs(agenda: Agenda): Promise<number> {
+  return agenda.cancel({ names: RETIRED_JOBS });
+}
+
+/**
  * After `drain()` nothing runs in this runner, yet jobs it had locked for later (Agenda locks a
  * batch ahead) would stay locked for their lock lifetime. Unlocks them so other runners take
  * them now. PostgreSQL store only: with MongoDB they wait for their lock lifetime.

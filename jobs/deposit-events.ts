@@ -1,24 +1,23 @@
 import type { Logger } from 'pino';
 import { PgListener } from '../src/db/pg-listener';
 import { DEPOSIT_EVENTS, PAYOUT_EVENTS, WEBHOOK_DELIVERIES } from '../src/events';
-import { sendPayout } from './send-payout.job';
-import type { Enqueue } from './job';
 
 /**
  * Turns committed changes into work at once: a deposit entering PENDING_FX wakes this
  * runner's settlement drain (`onDepositPending`; no job row per deposit), a new payout (an
- * AUTO_WITHDRAW deposit converted, a withdrawal accepted) is handed to send-payout. NOTIFY
+ * AUTO_WITHDRAW deposit converted, a withdrawal accepted) wakes the signing drain of its
+ * chain (`onPayoutPending`; no job row per payout either). NOTIFY
  * arrives only after the ingestion commit, so settlement never sees a deposit that could
  * still roll back. Deposits whose notice was missed while disconnected are taken by the
- * settle-deposits sweep. A new webhook delivery wakes the webhook dispatcher
+ * settle-deposits sweep, payouts by the process-payouts sweep. A new webhook delivery wakes the webhook dispatcher
  * (`onWebhookDue`); the deliver-webhooks sweep covers a missed one.
  */
 export function listenForDepositEvents(
   databaseUrl: string,
-  enqueue: Enqueue,
   log: Logger,
   onWebhookDue: () => void,
   onDepositPending: () => void,
+  onPayoutPending: (chain: string | undefined) => void,
 ): PgListener {
   return new PgListener({
     databaseUrl,
@@ -32,9 +31,7 @@ export function listenForDepositEvents(
       if (channel === PAYOUT_EVENTS.name) {
         const payout = PAYOUT_EVENTS.parse(payload);
         if (!payout) return log.warn({ channel, payload }, 'unreadable notice');
-        sendPayout(enqueue, payout.payoutId).catch((error: unknown) =>
-          log.warn({ err: error, payoutId: payout.payoutId }, 'could not enqueue payout'),
-        );
+        onPayoutPending(payout.chain);
         return;
       }
       const deposit = DEPOSIT_EVENTS.parse(payload);

@@ -4,7 +4,6 @@ import { expireOnrampsJob } from './expire-onramps.job';
 import { pruneIdempotencyKeysJob } from './prune-idempotency-keys.job';
 import { settleDepositsJob } from './settle-deposits.job';
 import { sandboxAutoDepositsJob } from './sandbox-auto-deposits.job';
-import { sendPayoutJob } from './send-payout.job';
 import { processPayoutsJob } from './process-payouts.job';
 import { deliverWebhooksJob } from './deliver-webhooks.job';
 import { pruneDashboardSessionsJob } from './prune-dashboard-sessions.job';
@@ -17,7 +16,6 @@ export const jobs: JobDefinition[] = [
   pruneIdempotencyKeysJob,
   settleDepositsJob,
   sandboxAutoDepositsJob,
-  sendPayoutJob,
   processPayoutsJob,
   deliverWebhooksJob,
   pruneDashboardSessionsJob,

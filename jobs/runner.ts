@@ -6,7 +6,13 @@ import { openOrm } from '../src/db/orm';
 import { requireDatabaseUrl } from '../src/db/database-url';
 import { createServices } from '../src/container';
 import { warnAboutSecrets } from '../src/crypto/process-secrets';
-import { backendName, connectAgenda, drainAgenda, releaseQueuedJobs } from './agenda';
+import {
+  backendName,
+  connectAgenda,
+  drainAgenda,
+  releaseQueuedJobs,
+  removeRetiredJobs,
+} from './agenda';
 import { jobs } from './index';
 import { generateRatesJob } from './generate-rates.job';
 import { listenForDepositEvents } from './deposit-events';
@@ -16,6 +22,7 @@ import { exitGracefullyOnSignals } from '../src/shutdown';
 import { createJobRunnerMetrics } from '../src/metrics/job-runner-metrics';
 import { serveRunnerHttp } from './runner-http';
 import { SettlementDrain } from '../src/deposits';
+import { CHAINS } from '../src/domain/assets';
 
 const DEFAULT_LOCK_LIFETIME_MS = 30_000;
 
@@ -39,6 +46,7 @@ async function main(): Promise<void> {
     onBlocklistError: (error) =>
       log.error({ err: error }, 'risk blocklist file unreadable; keeping the last good list'),
     onDepositSettled: metrics.observeSettlement,
+    payoutSigningLog: log,
   });
   warnAboutSecrets(log, { encryption: services.encryption });
   // Health and metrics first: a port already taken stops start-up before any job is taken.
@@ -56,6 +64,8 @@ async function main(): Promise<void> {
   const agendaName = `jobs-${process.pid}`;
   const agendaStore = await connectAgenda(config, databaseUrl, agendaName, log);
   const { agenda } = agendaStore;
+  const retired = await removeRetiredJobs(agenda);
+  if (retired > 0) log.info({ retired }, 'jobs of retired names removed');
   // One pending job per key: asking again reschedules it to now instead of adding another.
   const enqueue: Enqueue = async (name, data, uniqueKey) => {
     const job = agenda.create(name, { ...data, uniqueKey });
@@ -108,16 +118,22 @@ async function main(): Promise<void> {
   for (const job of enabled) {
     if (job.everyMs) await agenda.every(job.everyMs(deps), job.name);
   }
+  // A payout notice wakes its chain's signing drain (every chain's if the notice has none).
+  const signPending = (chain: string | undefined) => {
+    for (const c of chain ? [chain] : CHAINS) void services.payouts.signPending(orm.em.fork(), c);
+  };
   const depositEvents = listenForDepositEvents(
     databaseUrl,
-    enqueue,
     log,
     () => void webhooks.wake(),
     () => void settlement.wake(),
+    signPending,
   );
   await depositEvents.start();
-  // Deposits that arrived while no runner listened are settled now, not one sweep later.
+  // Deposits that arrived while no runner listened are settled now, not one sweep later; so
+  // are payouts (those an older version left to its send-payout jobs among them).
   void settlement.wake();
+  signPending(undefined);
   // A fresh deployment gets its first rate at once, not one interval later.
   await agenda.now(generateRatesJob.name);
   log.info(
@@ -134,8 +150,10 @@ async function main(): Promise<void> {
     // No new triggers; then Agenda stops picking jobs and waits for the running ones, and the
     // jobs it had locked but not started are handed back to the other runners at once.
     await depositEvents.stop();
-    // The settlement batch in progress is applied; no new one is claimed.
+    // The settlement batch in progress is applied; no new one is claimed. The signing rounds
+    // in progress commit and broadcast; no new one starts.
     await settlement.stop();
+    await services.payouts.stopSigning();
     await drainAgenda(agenda, Math.max(1_000, config.SHUTDOWN_TIMEOUT_MS - 5_000));
     const released = await releaseQueuedJobs(orm, config, agendaName);
     log.info({ released }, 'queued jobs handed back to other runners');

@@ -21,7 +21,7 @@ import { DepositReversalService } from './deposits';
 import { DepositQueryService } from './deposits';
 import { chainRegistryFromConfig, type ChainRegistry } from './adapters/chain/chain-registry';
 import { ChainHealthService } from './system';
-import { PayoutService } from './payouts';
+import { PayoutService, type SigningLog } from './payouts';
 import { PayoutSweepService } from './payouts';
 import { BlocklistFile, RiskReviewService } from './deposits';
 import { WithdrawalService } from './payouts';
@@ -89,6 +89,8 @@ export interface ServiceAdapters {
   resolvesToPublicOnly?: (hostname: string) => Promise<boolean>;
   /** Told about each deposit this process settles, after commit (the job runner's metrics). */
   onDepositSettled?: SettlementObserver;
+  /** Where the payout signing drain reports its rounds and failures (the job runner's log). */
+  payoutSigningLog?: SigningLog;
 }
 
 export function environmentOf(config: Config): KeyEnvironment {
@@ -147,6 +149,7 @@ export function createServices(
       sandboxEnv,
     ),
     adapters.onDepositSettled,
+    adapters.payoutSigningLog,
   );
   const merchants = new MerchantService(clock);
   const reversals = new DepositReversalService(clock, ledger, depositTransitions, payouts);

@@ -57,6 +57,8 @@ export const DEPOSIT_EVENTS: Channel<DepositEventNotice> = {
 /** A payout row was created (trigger `payouts_notify`): the runner signs and sends it. */
 export interface PayoutNotice {
   payoutId: string;
+  /** The payout's chain: whose signing drain to wake (absent: every chain's). */
+  chain?: string;
 }
 
 export const PAYOUT_EVENTS: Channel<PayoutNotice> = {
@@ -64,7 +66,7 @@ export const PAYOUT_EVENTS: Channel<PayoutNotice> = {
   parse(payload) {
     const fields = objectOf(payload);
     const payoutId = optionalText(fields?.payout_id);
-    return payoutId ? { payoutId } : null;
+    return payoutId ? { payoutId, chain: optionalText(fields?.chain) } : null;
   },
 };
 

@@ -4,5 +4,6 @@
  */
 export { PayoutSweepService } from './payout-sweep.service';
 export { PayoutService } from './payout.service';
+export type { SigningLog, SigningTotals } from './payout.service';
 export { presentWithdrawal } from './withdrawal-view';
 export { WithdrawalService } from './withdrawal.service';

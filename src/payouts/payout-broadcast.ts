@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Hex } from 'viem';
 import type { Clock } from '../clock';
-import type { Payout } from '../db/entities/payout.entity';
+import { LockMode } from '@mikro-orm/core';
+import { Payout } from '../db/entities/payout.entity';
 import type { ChainGateway } from '../adapters/chain/chain-gateway';
 import type { ChainRegistry } from '../adapters/chain/chain-registry';
 import type { ChainHealthService } from '../system';
@@ -43,6 +44,38 @@ export class PayoutBroadcaster {
       if (payout.withdrawalId) await recordWithdrawalBroadcast(tx, payout, now);
       await tx.flush();
     });
+  }
+
+  /**
+   * A signing batch's bytes, relayed side by side right after its commit, then recorded in
+   * one transaction (one read of the payouts, one flush). Returns how many were relayed.
+   */
+  async broadcastAll(
+    em: EntityManager,
+    gateway: ChainGateway,
+    signed: Array<{ payoutId: string; raw: Hex }>,
+  ): Promise<number> {
+    const relayed = await Promise.allSettled(signed.map(({ raw }) => gateway.broadcast(raw)));
+    const failed = relayed.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    // The sweep rebroadcasts the stored bytes of any that failed; nothing is lost.
+    if (failed) await this.health.record(em, gateway.chain, failed.reason);
+    const ids = signed.filter((_, k) => relayed[k].status === 'fulfilled').map((s) => s.payoutId);
+    if (ids.length === 0) return 0;
+    await em.fork().transactional(async (tx) => {
+      const payouts = await tx.find(
+        Payout,
+        { id: { $in: ids }, status: 'SIGNED' },
+        { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' } },
+      );
+      const now = this.clock.now();
+      for (const payout of payouts) {
+        payout.broadcastAt ??= now;
+        payout.lastBroadcastAt = now;
+        if (payout.withdrawalId) await recordWithdrawalBroadcast(tx, payout, now);
+      }
+      await tx.flush();
+    });
+    return ids.length;
   }
 
   /** Resends a SIGNED payout's newest transaction. */

@@ -43,6 +43,34 @@ export async function storeTransaction(
   );
 }
 
+/** A signing batch's transactions, in one statement (see storeTransaction). */
+export async function storeTransactions(
+  tx: EntityManager,
+  signed: Array<{ payoutId: string; nonce: number; hash: Hex; raw: Hex; fees: Fees }>,
+  now: Date,
+): Promise<void> {
+  if (signed.length === 0) return;
+  // Rows travel as one JSON parameter (knex would expand an array into a list).
+  const rows = signed.map((s) => ({
+    hash: s.hash,
+    payout_id: s.payoutId,
+    nonce: s.nonce,
+    raw_tx: s.raw,
+    max_fee: s.fees.maxFeePerGas.toString(),
+    max_priority_fee: s.fees.maxPriorityFeePerGas.toString(),
+  }));
+  await executeInTransaction(
+    tx,
+    `insert into payout_transactions
+       (hash, payout_id, nonce, raw_tx, max_fee_per_gas, max_priority_fee_per_gas, created_at)
+     select r.hash, r.payout_id, r.nonce, r.raw_tx, r.max_fee, r.max_priority_fee, ?::timestamptz
+       from jsonb_to_recordset(?::jsonb)
+            as r(hash text, payout_id text, nonce bigint, raw_tx text, max_fee numeric,
+                 max_priority_fee numeric)`,
+    [now, JSON.stringify(rows)],
+  );
+}
+
 /** The payout's signed transactions, newest first. */
 export function storedTransactions(
   em: EntityManager,

@@ -1,6 +1,8 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Address, Hex } from 'viem';
 import type { Clock } from '../clock';
+import { Payout } from '../db/entities/payout.entity';
 import { executeInTransaction } from '../db/locks';
 import { retryOnConflict } from '../db/retry';
 import type { ChainGateway, Stablecoin } from '../adapters/chain/chain-gateway';
@@ -9,21 +11,25 @@ import type { Fees } from '../domain/payout-rules';
 import type { RiskReviewService } from '../deposits';
 import { Batcher, type Settled } from '../lib/batching';
 import type { PayoutCanceller } from './payout-cancel';
-import { lockedPayout, storeTransaction } from './payout-rows';
+import { storeTransactions } from './payout-rows';
 import { movePayout } from './payout-transitions';
 
 export type SignResult = { raw: Hex } | 'rejected' | 'skipped';
 
-interface SignRequest {
-  em: EntityManager;
-  gateway: ChainGateway;
-  payoutId: string;
+/** What the chain said just before signing: the fees to offer and the wallet's mined nonce. */
+export interface ChainState {
   fees: Fees;
   minedNonce: number;
 }
 
+interface SignRequest extends ChainState {
+  em: EntityManager;
+  gateway: ChainGateway;
+  payoutId: string;
+}
+
 /** Most payouts signed in one transaction: bounds how long the nonce lock is held. */
-const SIGN_BATCH = 50;
+export const SIGN_BATCH = 50;
 
 /**
  * The sign stage: PENDING payouts take the hot wallet's next nonces and are signed, their
@@ -33,17 +39,20 @@ const SIGN_BATCH = 50;
  */
 export class PayoutSigner {
   /**
-   * This process's signers, one batch at a time per hot wallet: payouts asked for while a
-   * batch runs are signed together in the next (one transaction, one nonce lock). The nonce
-   * row lock alone let one through at a time, each waiter holding a pooled database
-   * connection and a payout row lock meanwhile: under load that capped signing at a couple
-   * per second per chain and starved every other job of connections. Other runners still
-   * meet at the row lock.
+   * Single payouts asked for by `sign` (PayoutService.send), one batch at a time per hot
+   * wallet: those asked for while a batch runs go together in the next. The signing drain
+   * does not need this: it hands `signAll` a whole batch itself.
    */
   private readonly signing = new Batcher<SignRequest, SignResult>({
     maxBatch: SIGN_BATCH,
     // One key per hot wallet and chain: every request of a batch has the same gateway.
-    run: (requests) => this.signAll(requests[0].em, requests[0].gateway, requests),
+    run: (requests) =>
+      this.signAll(
+        requests[0].em,
+        requests[0].gateway,
+        requests.map((r) => r.payoutId),
+        { fees: requests[0].fees, minedNonce: Math.max(...requests.map((r) => r.minedNonce)) },
+      ),
   });
 
   constructor(
@@ -57,7 +66,7 @@ export class PayoutSigner {
     em: EntityManager,
     gateway: ChainGateway,
     payoutId: string,
-    chainState: { fees: Fees; minedNonce: number },
+    chainState: ChainState,
   ): Promise<SignResult> {
     return this.signing.submit(
       { em, gateway, payoutId, ...chainState },
@@ -66,41 +75,89 @@ export class PayoutSigner {
   }
 
   /**
-   * Signs each request's payout in one transaction, one result per request (in order). If
-   * the batch fails, each is tried alone, so one payout's error fails only its own caller.
+   * Signs the payouts in one transaction, nonces in order of creation; one result per id (in
+   * order). If the batch fails, each is tried alone, so one payout's error fails only its own.
    */
-  private async signAll(
+  async signAll(
     em: EntityManager,
     gateway: ChainGateway,
-    requests: SignRequest[],
+    payoutIds: string[],
+    chainState: ChainState,
   ): Promise<Array<Settled<SignResult>>> {
     try {
-      const results = await this.signBatch(em, gateway, requests);
+      const results = await this.signBatch(em, gateway, payoutIds, chainState);
       return results.map((value) => ({ value }));
     } catch (error) {
-      if (requests.length === 1) return [{ error }];
+      if (payoutIds.length === 1) return [{ error }];
       const alone: Array<Settled<SignResult>> = [];
-      for (const request of requests) alone.push(...(await this.signAll(em, gateway, [request])));
+      for (const id of payoutIds)
+        alone.push(...(await this.signAll(em, gateway, [id], chainState)));
       return alone;
     }
   }
 
+  /**
+   * One transaction with a fixed number of statements whatever the batch size: the wallet's
+   * locks, the payouts locked in one read, the risk decisions in one insert, the signed
+   * transactions in one insert, the payouts' moves in one flush, the nonce row once. Only a
+   * payout that risk review rejects costs statements of its own (its cancellation).
+   */
   private signBatch(
     em: EntityManager,
     gateway: ChainGateway,
-    requests: SignRequest[],
+    payoutIds: string[],
+    { fees, minedNonce }: ChainState,
   ): Promise<SignResult[]> {
     return retryOnConflict(() =>
       em.fork().transactional(async (tx) => {
-        const minedNonce = Math.max(...requests.map((r) => r.minedNonce));
         const first = await this.lockNextNonce(tx, gateway, minedNonce);
-        let nonce = first;
-        const results: SignResult[] = [];
-        for (const request of requests) {
-          const result = await this.signLocked(tx, request.payoutId, gateway, request.fees, nonce);
-          if (typeof result === 'object') nonce += 1;
-          results.push(result);
+        const pending = (
+          await tx.find(
+            Payout,
+            { id: { $in: payoutIds } },
+            { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { createdAt: 'asc', id: 'asc' } },
+          )
+        ).filter((payout) => payout.status === 'PENDING');
+        const results = new Map<string, SignResult>();
+        const decisions = await this.risk.reviewAll(tx, pending);
+        const approved: Payout[] = [];
+        for (const [k, payout] of pending.entries()) {
+          if (decisions[k].approved) {
+            approved.push(payout);
+            continue;
+          }
+          await this.canceller.cancelLocked(tx, payout, 'risk review', REASON.riskRejected);
+          results.set(payout.id, 'rejected');
         }
+        const now = this.clock.now();
+        let nonce = first;
+        const signed = [];
+        for (const payout of approved) {
+          const asset = payout.asset as Stablecoin;
+          const { raw, hash } = await gateway.signTransfer({
+            asset,
+            to: payout.toAddress as Address,
+            amount: BigInt(payout.amountBaseUnits),
+            nonce,
+            fees,
+          });
+          signed.push({ payoutId: payout.id, nonce, hash, raw, fees });
+          movePayout(
+            payout,
+            {
+              to: 'SIGNED',
+              nonce,
+              fromAddress: gateway.hotWallet,
+              tokenAddress: gateway.tokenAddress(asset),
+              txHash: hash,
+            },
+            now,
+          );
+          results.set(payout.id, { raw });
+          nonce += 1;
+        }
+        await storeTransactions(tx, signed, now);
+        await tx.flush();
         // The row records nonces we used: a batch that signed nothing leaves it as it was.
         if (nonce > first) {
           await executeInTransaction(
@@ -109,10 +166,16 @@ export class PayoutSigner {
              values (?, ?, ?, ?)
              on conflict (chain, address) do update
                set next_nonce = excluded.next_nonce, updated_at = excluded.updated_at`,
-            [gateway.chain, gateway.hotWallet, nonce, this.clock.now()],
+            [gateway.chain, gateway.hotWallet, nonce, now],
           );
         }
-        return results;
+        // An id asked for twice in one batch is signed once: the first asker gets it.
+        const answered = new Set<string>();
+        return payoutIds.map((id) => {
+          const result = answered.has(id) ? undefined : results.get(id);
+          answered.add(id);
+          return result ?? 'skipped';
+        });
       }),
     );
   }
@@ -138,45 +201,5 @@ export class PayoutSigner {
       [gateway.chain, gateway.hotWallet],
     );
     return Math.max(row ? Number(row.next_nonce) : 0, minedNonce);
-  }
-
-  /** Signs one PENDING payout at `nonce`, under the caller's nonce lock (see signBatch). */
-  private async signLocked(
-    tx: EntityManager,
-    payoutId: string,
-    gateway: ChainGateway,
-    fees: Fees,
-    nonce: number,
-  ): Promise<SignResult> {
-    const payout = await lockedPayout(tx, payoutId);
-    if (!payout || payout.status !== 'PENDING') return 'skipped';
-    const decision = await this.risk.review(tx, payout);
-    if (!decision.approved) {
-      await this.canceller.cancelLocked(tx, payout, 'risk review', REASON.riskRejected);
-      return 'rejected';
-    }
-    const asset = payout.asset as Stablecoin;
-    const { raw, hash } = await gateway.signTransfer({
-      asset,
-      to: payout.toAddress as Address,
-      amount: BigInt(payout.amountBaseUnits),
-      nonce,
-      fees,
-    });
-    const now = this.clock.now();
-    await storeTransaction(tx, payout, { nonce, hash, raw, fees }, now);
-    movePayout(
-      payout,
-      {
-        to: 'SIGNED',
-        nonce,
-        fromAddress: gateway.hotWallet,
-        tokenAddress: gateway.tokenAddress(asset),
-        txHash: hash,
-      },
-      now,
-    );
-    await tx.flush();
-    return { raw };
   }
 }

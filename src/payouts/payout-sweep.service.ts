@@ -22,9 +22,8 @@ export interface SweepReport {
 }
 
 /**
- * A PENDING payout this old has missed its immediate trigger (or waits for its chain). Well
- * above a loaded send-payout queue's wait: younger ones still have their job coming, and the
- * sweep signing them too only queues it behind those jobs on the hot wallet's nonce lock.
+ * A PENDING payout this old has missed its immediate trigger (or waits for its chain): the
+ * sweep wakes the signing drain for it. Younger ones still have their NOTIFY's round coming.
  */
 const STALLED_MS = 10_000;
 const BATCH = 500;
@@ -86,8 +85,9 @@ export class PayoutSweepService {
   }
 
   /**
-   * PENDING payouts past STALLED_MS: signed one by one (signing is one at a time per hot
-   * wallet anyway), or, while the chain is down, cancelled once past the outage maximum.
+   * PENDING payouts past STALLED_MS: while the chain is up, the signing drain is woken (it
+   * signs all the chain's PENDING payouts in one transaction; waited for until the deadline
+   * at most); while it is down, each is cancelled once past the outage maximum.
    */
   private async sendStalled(
     em: EntityManager,
@@ -104,18 +104,19 @@ export class PayoutSweepService {
         { chain, status: 'PENDING', createdAt: { $lt: new Date(now.getTime() - STALLED_MS) } },
         { orderBy: { createdAt: 'asc' }, limit: BATCH },
       );
+    if (stalled.length === 0) return;
+    if (healthy) {
+      const totals = await beforeDeadline(this.payouts.signPending(em, chain), deadline);
+      report.signed += totals?.signed ?? 0;
+      report.cancelled += totals?.cancelled ?? 0;
+      return;
+    }
     for (const payout of stalled) {
       if (performance.now() >= deadline) return;
-      if (!healthy) {
-        // Nothing is signed while the chain is down; only the outage maximum is enforced.
-        if (outageOutlasted(payout.createdAt, now, this.config.CHAIN_OUTAGE_MAX_SECONDS)) {
-          if (await this.payouts.cancel(em, payout.id, 'chain outage')) report.cancelled += 1;
-        }
-        continue;
+      // Nothing is signed while the chain is down; only the outage maximum is enforced.
+      if (outageOutlasted(payout.createdAt, now, this.config.CHAIN_OUTAGE_MAX_SECONDS)) {
+        if (await this.payouts.cancel(em, payout.id, 'chain outage')) report.cancelled += 1;
       }
-      const outcome = await this.payouts.send(em, payout.id);
-      if (outcome === 'signed') report.signed += 1;
-      if (outcome === 'cancelled') report.cancelled += 1;
     }
   }
 
@@ -169,4 +170,20 @@ async function eachBounded<T>(
   );
   const failed = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
   if (failed) throw failed.reason;
+}
+
+/**
+ * The work's result, or undefined once `deadline` (a `performance.now()` reading) passes
+ * first: the work goes on (a signing run ends by itself), the sweep does not wait for it.
+ */
+async function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, deadline - performance.now()), undefined);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -14,8 +14,9 @@ import { PayoutCanceller } from './payout-cancel';
 import { PayoutConfirmer, type CheckOutcome } from './payout-confirm';
 import { createPayout, type NewPayout } from './payout-create';
 import { PayoutSigner } from './payout-sign';
+import { PayoutSigningDrain, type SigningLog, type SigningTotals } from './signing-drain';
 
-export type { NewPayout };
+export type { NewPayout, SigningLog, SigningTotals };
 
 export type SendOutcome = 'signed' | 'waiting' | 'rejected' | 'cancelled' | 'skipped';
 
@@ -34,6 +35,7 @@ export class PayoutService {
   private readonly canceller: PayoutCanceller;
   private readonly signer: PayoutSigner;
   private readonly confirmer: PayoutConfirmer;
+  private readonly signing: PayoutSigningDrain;
 
   constructor(
     private readonly clock: Clock,
@@ -45,10 +47,22 @@ export class PayoutService {
     risk: RiskReviewService,
     /** Told about each AUTO_WITHDRAW deposit settled by its confirmed payout, after commit. */
     onSettled?: SettlementObserver,
+    /** Where the signing drain reports its rounds and failures (the job runner's log). */
+    signingLog?: SigningLog,
   ) {
     this.broadcaster = new PayoutBroadcaster(clock, chains, health);
     this.canceller = new PayoutCanceller(clock, ledger, transitions);
     this.signer = new PayoutSigner(clock, risk, this.canceller);
+    this.signing = new PayoutSigningDrain(
+      clock,
+      config,
+      chains,
+      health,
+      this.signer,
+      this.broadcaster,
+      this.canceller,
+      signingLog,
+    );
     const bumper = new FeeBumper(clock, this.broadcaster);
     this.confirmer = new PayoutConfirmer(
       clock,
@@ -67,7 +81,21 @@ export class PayoutService {
   }
 
   /**
-   * Takes a PENDING payout to SIGNED and broadcasts it, if its chain is up and risk review
+   * Wakes this process's signing drain for the chain: its PENDING payouts are signed in one
+   * transaction and broadcast (see PayoutSigningDrain). Resolves when the run it started or
+   * joined ends.
+   */
+  signPending(em: EntityManager, chain: string): Promise<SigningTotals> {
+    return this.signing.wake(em, chain);
+  }
+
+  /** No new signing rounds; waits for those running (shutdown). */
+  stopSigning(): Promise<void> {
+    return this.signing.stop();
+  }
+
+  /**
+   * One payout on its own (tests, tools; the runner uses `signPending`): takes a PENDING payout to SIGNED and broadcasts it, if its chain is up and risk review
    * approves; a SIGNED one is rebroadcast. Any number of runners may call this at once.
    */
   async send(em: EntityManager, payoutId: string): Promise<SendOutcome> {
