@@ -116,6 +116,12 @@ async function main(): Promise<void> {
     () => void settlement.wake(),
   );
   await depositEvents.start();
+  // Payouts are confirmed block by block; the process-payouts sweep only repairs.
+  services.payoutFollower.start({
+    pollMs: config.PAYOUT_BLOCK_POLL_MS,
+    openEm: () => orm.em.fork(),
+    log,
+  });
   // Deposits that arrived while no runner listened are settled now, not one sweep later.
   void settlement.wake();
   // A fresh deployment gets its first rate at once, not one interval later.
@@ -136,6 +142,8 @@ async function main(): Promise<void> {
     await depositEvents.stop();
     // The settlement batch in progress is applied; no new one is claimed.
     await settlement.stop();
+    // The block being settled is booked; no new one is read.
+    await services.payoutFollower.stop();
     await drainAgenda(agenda, Math.max(1_000, config.SHUTDOWN_TIMEOUT_MS - 5_000));
     const released = await releaseQueuedJobs(orm, config, agendaName);
     log.info({ released }, 'queued jobs handed back to other runners');
