@@ -119,11 +119,13 @@ export class ChainFollower {
   async followOnce(): Promise<void> {
     const head = await this.gateway.head();
     const ready = head - BigInt(this.gateway.confirmations) + 1n;
-    if (this.next === null || ready - this.next >= WALK_MAX) {
+    // Also when the head went back (a node restarted from older state): its new blocks at
+    // numbers already walked would otherwise never be read.
+    if (this.next === null || ready - this.next >= WALK_MAX || ready < this.next - 1n) {
       if (this.next !== null) {
         this.options.log.warn(
           { chain: this.gateway.chain, from: this.next.toString(), to: ready.toString() },
-          'payout block follower fell behind; the sweep covers the blocks skipped',
+          'payout block follower lost its place; the sweep covers the blocks skipped',
         );
       }
       this.next = ready - START_BLOCKS + 1n > 0n ? ready - START_BLOCKS + 1n : 0n;

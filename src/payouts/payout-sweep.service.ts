@@ -45,8 +45,10 @@ const SWEEP_BUDGET_MS = 4_000;
 
 /**
  * The payout flow's repair loop, per chain: probes the node, signs payouts whose trigger was
- * lost, cancels those that outlasted an outage, and walks every SIGNED payout to its receipt
- * (confirming, fee-bumping or rebroadcasting). The database says what is unfinished.
+ * lost, cancels those that outlasted an outage, and walks SIGNED payouts to their receipts
+ * (confirming, fee-bumping or rebroadcasting); while this process follows the chain's blocks,
+ * only those the block follower should have settled by now. The database says what is
+ * unfinished.
  */
 export class PayoutSweepService {
   constructor(
