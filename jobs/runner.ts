@@ -130,6 +130,12 @@ async function main(): Promise<void> {
     signPending,
   );
   await depositEvents.start();
+  // Payouts are confirmed block by block; the process-payouts sweep only repairs.
+  services.payoutFollower.start({
+    pollMs: config.PAYOUT_BLOCK_POLL_MS,
+    openEm: () => orm.em.fork(),
+    log,
+  });
   // Deposits that arrived while no runner listened are settled now, not one sweep later; so
   // are payouts (those an older version left to its send-payout jobs among them).
   void settlement.wake();
@@ -154,6 +160,8 @@ async function main(): Promise<void> {
     // in progress commit and broadcast; no new one starts.
     await settlement.stop();
     await services.payouts.stopSigning();
+    // The block being settled is booked; no new one is read.
+    await services.payoutFollower.stop();
     await drainAgenda(agenda, Math.max(1_000, config.SHUTDOWN_TIMEOUT_MS - 5_000));
     const released = await releaseQueuedJobs(orm, config, agendaName);
     log.info({ released }, 'queued jobs handed back to other runners');

@@ -158,6 +158,13 @@ export const configSchema = z.object({
   PAYOUT_STUCK_SECONDS: positiveInt(120),
   /** How often in-flight payouts are checked for receipts (and chains for health). */
   PAYOUT_POLL_MS: positiveInt(1000),
+  /** How often the job runner asks each chain for its head, to settle payouts block by block. */
+  PAYOUT_BLOCK_POLL_MS: positiveInt(250),
+  /**
+   * While the runner follows a chain's blocks, the sweep checks only SIGNED payouts signed
+   * longer ago than this (the follower's misses, fee bumps, dropped transactions).
+   */
+  PAYOUT_CONFIRM_GRACE_MS: z.coerce.number().int().min(0).default(5000),
   /** A payout waiting for a chain that is down this long FLAGs its deposit (API.md: 24 h). */
   CHAIN_OUTAGE_MAX_SECONDS: positiveInt(86_400),
   /** File of blocklisted destination addresses, one per line ('#' comments); risk review refuses them. */

@@ -22,7 +22,7 @@ import { DepositQueryService } from './deposits';
 import { chainRegistryFromConfig, type ChainRegistry } from './adapters/chain/chain-registry';
 import { ChainHealthService } from './system';
 import { PayoutService, type SigningLog } from './payouts';
-import { PayoutSweepService } from './payouts';
+import { PayoutBlockFollower, PayoutSweepService } from './payouts';
 import { BlocklistFile, RiskReviewService } from './deposits';
 import { WithdrawalService } from './payouts';
 import { WebhookEndpointService } from './webhooks';
@@ -61,6 +61,8 @@ export interface Services {
   chains: ChainRegistry;
   chainHealth: ChainHealthService;
   payouts: PayoutService;
+  /** Settles payouts block by block; started by the job runner only. */
+  payoutFollower: PayoutBlockFollower;
   payoutSweep: PayoutSweepService;
   withdrawals: WithdrawalService;
   webhookEndpoints: WebhookEndpointService;
@@ -151,6 +153,9 @@ export function createServices(
     adapters.onDepositSettled,
     adapters.payoutSigningLog,
   );
+  const payoutFollower = new PayoutBlockFollower(chains, (em, mined) =>
+    payouts.settleMined(em, mined),
+  );
   const merchants = new MerchantService(clock);
   const reversals = new DepositReversalService(clock, ledger, depositTransitions, payouts);
   const webhookLog = new WebhookLogService(clock);
@@ -199,7 +204,15 @@ export function createServices(
     chains,
     chainHealth,
     payouts,
-    payoutSweep: new PayoutSweepService(clock, config, chains, chainHealth, payouts),
+    payoutFollower,
+    payoutSweep: new PayoutSweepService(
+      clock,
+      config,
+      chains,
+      chainHealth,
+      payouts,
+      payoutFollower,
+    ),
     withdrawals: new WithdrawalService(clock, ledger, payouts, dec(config.WITHDRAWAL_MIN_USD)),
     webhookEndpoints,
     webhookDeliveries: new WebhookDeliveryService(

@@ -14,6 +14,7 @@ export { DepositReversalService } from './deposit-reversal.service';
 export type { ReversalOutcome } from './deposit-reversal.service';
 export { DepositSettlementService } from './deposit-settlement.service';
 export { DepositTransitions } from './deposit-transitions';
+export type { BatchMove } from './deposit-transitions';
 export { depositViewFromSnapshot } from './deposit-view';
 export type { DepositView } from './deposit-view';
 export type { InboundTransfer } from './inbound-transfer';

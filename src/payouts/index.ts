@@ -2,6 +2,7 @@
  * The payouts module's entry point: what transports, jobs and other modules may use.
  * Everything else in this folder is the module's own.
  */
+export { PayoutBlockFollower } from './payout-block-follower';
 export { PayoutSweepService } from './payout-sweep.service';
 export { PayoutService } from './payout.service';
 export type { SigningLog, SigningTotals } from './payout.service';

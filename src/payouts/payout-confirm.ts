@@ -1,22 +1,12 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import type { Config } from '../config';
-import { Deposit } from '../db/entities/deposit.entity';
 import type { Payout } from '../db/entities/payout.entity';
-import { retryOnConflict } from '../db/retry';
 import type { ChainGateway, MinedReceipt } from '../adapters/chain/chain-gateway';
-import { REASON } from '../domain/deposit-reasons';
-import { OPERATOR, transfer } from '../domain/ledger';
-import { dec } from '../domain/money';
-import { type DepositTransitions, reportSettled, type SettlementObserver } from '../deposits';
-import type { LedgerService } from '../ledger';
 import type { PayoutBroadcaster } from './payout-broadcast';
 import type { FeeBumper } from './payout-bump';
-import { payoutHolding, payoutReturn } from './payout-ledger';
-import { lockedPayout, storedTransactions, type StoredTransaction } from './payout-rows';
-import { movePayout } from './payout-transitions';
-import { finishWithdrawal } from './withdrawal-finish';
+import { storedTransactions, type StoredTransaction } from './payout-rows';
+import type { PayoutSettler } from './payout-settle';
 
 export type CheckOutcome =
   'confirmed' | 'failed' | 'pending' | 'bumped' | 'rebroadcast' | 'foreign';
@@ -31,12 +21,9 @@ export class PayoutConfirmer {
   constructor(
     private readonly clock: Clock,
     private readonly config: Config,
-    private readonly ledger: LedgerService,
-    private readonly transitions: DepositTransitions,
+    private readonly settler: PayoutSettler,
     private readonly broadcaster: PayoutBroadcaster,
     private readonly bumper: FeeBumper,
-    /** Told about each AUTO_WITHDRAW deposit settled by its confirmed payout, after commit. */
-    private readonly onSettled?: SettlementObserver,
   ) {}
 
   /**
@@ -80,76 +67,7 @@ export class PayoutConfirmer {
 
   /** Books a mined payout: confirmed (settles its deposit or withdrawal) or reverted. */
   private async finish(em: EntityManager, payoutId: string, receipt: MinedReceipt): Promise<void> {
-    const settled: { deposit?: Deposit } = {};
-    await retryOnConflict(() =>
-      em.fork().transactional(async (tx) => {
-        settled.deposit = undefined;
-        const payout = await lockedPayout(tx, payoutId);
-        if (!payout || payout.status !== 'SIGNED') return;
-        const now = this.clock.now();
-        movePayout(
-          payout,
-          {
-            to: receipt.success ? 'CONFIRMED' : 'FAILED',
-            txHash: receipt.hash,
-            blockNumber: receipt.blockNumber,
-          },
-          now,
-        );
-        await tx.flush();
-        await this.ledger.post(tx, {
-          kind: receipt.success ? 'payout_sent' : 'payout_failed',
-          payoutId: payout.id,
-          depositId: payout.depositId,
-          memo: receipt.hash,
-          postings: transfer(
-            payoutHolding(payout),
-            receipt.success ? OPERATOR.usdTreasury : payoutReturn(payout),
-            dec(payout.amount),
-          ),
-        });
-        if (payout.depositId) {
-          settled.deposit = await this.settleDeposit(tx, payout.depositId, receipt);
-        } else {
-          await finishWithdrawal(
-            tx,
-            payout,
-            receipt.success
-              ? { to: 'COMPLETED', txHash: receipt.hash }
-              : { to: 'FAILED', reason: 'on-chain transfer reverted', txHash: receipt.hash },
-            this.clock.now(),
-          );
-        }
-      }),
-    );
-    if (settled.deposit) reportSettled(this.onSettled, settled.deposit);
-  }
-
-  /** The deposit of a mined payout: SETTLED (returned, to report after commit) or FLAGGED. */
-  private async settleDeposit(
-    tx: EntityManager,
-    depositId: string,
-    receipt: MinedReceipt,
-  ): Promise<Deposit | undefined> {
-    const deposit = await tx.findOneOrFail(
-      Deposit,
-      { id: depositId },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
-    // A deposit FLAGGED meanwhile (bank reversal during settlement) keeps its status;
-    // it still learns the hash of the transfer that went out.
-    deposit.txHash = receipt.hash;
-    if (deposit.status !== 'PENDING_WITHDRAWAL') {
-      await tx.flush();
-      return undefined;
-    }
-    await this.transitions.moveTo(
-      tx,
-      deposit,
-      receipt.success ? 'SETTLED' : 'FLAGGED',
-      receipt.success ? {} : { reason: REASON.payoutFailed },
-    );
-    return receipt.success ? deposit : undefined;
+    await this.settler.settle(em, [{ payoutId, receipt }]);
   }
 }
 

@@ -85,3 +85,25 @@ export function storedTransactions(
       [payoutId],
     );
 }
+
+/**
+ * Of these transaction hashes (a block's), those of SIGNED payouts on `chain`, with their
+ * payout: the current hash or any earlier one a fee bump replaced. One statement whatever
+ * the number of hashes (they travel as one JSON parameter).
+ */
+export function signedPayoutsAmong(
+  em: EntityManager,
+  chain: string,
+  hashes: Hex[],
+): Promise<Array<{ hash: Hex; payout_id: string }>> {
+  return em
+    .fork()
+    .getConnection()
+    .execute(
+      `select t.hash, t.payout_id
+         from payout_transactions t join payouts p on p.id = t.payout_id
+        where t.hash in (select jsonb_array_elements_text(?::jsonb))
+          and p.chain = ? and p.status = 'SIGNED'`,
+      [JSON.stringify(hashes.map((h) => h.toLowerCase())), chain],
+    );
+}

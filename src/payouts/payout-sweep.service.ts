@@ -6,6 +6,7 @@ import type { ChainGateway } from '../adapters/chain/chain-gateway';
 import type { ChainRegistry } from '../adapters/chain/chain-registry';
 import { outageOutlasted } from '../domain/payout-rules';
 import type { ChainHealthService } from '../system';
+import type { PayoutBlockFollower } from './payout-block-follower';
 import type { PayoutService } from './payout.service';
 
 export interface SweepReport {
@@ -43,8 +44,10 @@ const SWEEP_BUDGET_MS = 4_000;
 
 /**
  * The payout flow's repair loop, per chain: probes the node, signs payouts whose trigger was
- * lost, cancels those that outlasted an outage, and walks every SIGNED payout to its receipt
- * (confirming, fee-bumping or rebroadcasting). The database says what is unfinished.
+ * lost, cancels those that outlasted an outage, and walks SIGNED payouts to their receipts
+ * (confirming, fee-bumping or rebroadcasting); while this process follows the chain's blocks,
+ * only those the block follower should have settled by now. The database says what is
+ * unfinished.
  */
 export class PayoutSweepService {
   constructor(
@@ -53,6 +56,8 @@ export class PayoutSweepService {
     private readonly chains: ChainRegistry,
     private readonly health: ChainHealthService,
     private readonly payouts: PayoutService,
+    /** Tells whether this process follows a chain's blocks (then fresh payouts are its). */
+    private readonly follower?: Pick<PayoutBlockFollower, 'following'>,
   ) {}
 
   async sweep(em: EntityManager, chain: string): Promise<SweepReport> {
@@ -120,7 +125,11 @@ export class PayoutSweepService {
     }
   }
 
-  /** SIGNED payouts, oldest nonce first, CHECK_CONCURRENCY at a time, until the deadline. */
+  /**
+   * SIGNED payouts, oldest nonce first, CHECK_CONCURRENCY at a time, until the deadline. While
+   * the block follower follows this chain, only those signed more than PAYOUT_CONFIRM_GRACE_MS
+   * ago: the follower settles the rest as their blocks arrive, and the sweep only repairs.
+   */
   private async checkInFlight(
     em: EntityManager,
     gateway: ChainGateway,
@@ -129,13 +138,19 @@ export class PayoutSweepService {
     report: SweepReport,
   ): Promise<void> {
     const minedNonce = await gateway.nonce('latest');
-    const inFlight = await em
-      .fork()
-      .find(
-        Payout,
-        { chain: gateway.chain, status: 'SIGNED' },
-        { orderBy: { nonce: 'asc' }, limit: BATCH },
-      );
+    const graceMs = this.follower?.following(gateway.chain)
+      ? this.config.PAYOUT_CONFIRM_GRACE_MS
+      : 0;
+    const signedBefore = new Date(this.clock.now().getTime() - graceMs);
+    const inFlight = await em.fork().find(
+      Payout,
+      {
+        chain: gateway.chain,
+        status: 'SIGNED',
+        ...(graceMs > 0 ? { signedAt: { $lt: signedBefore } } : {}),
+      },
+      { orderBy: { nonce: 'asc' }, limit: BATCH },
+    );
     await eachBounded(inFlight, CHECK_CONCURRENCY, deadline, async (payout) => {
       const outcome = await this.payouts.check(em, payout, gateway, { head, minedNonce });
       if (outcome === 'confirmed') report.confirmed += 1;

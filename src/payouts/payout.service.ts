@@ -13,6 +13,7 @@ import { FeeBumper } from './payout-bump';
 import { PayoutCanceller } from './payout-cancel';
 import { PayoutConfirmer, type CheckOutcome } from './payout-confirm';
 import { createPayout, type NewPayout } from './payout-create';
+import { PayoutSettler, type MinedPayout } from './payout-settle';
 import { PayoutSigner } from './payout-sign';
 import { PayoutSigningDrain, type SigningLog, type SigningTotals } from './signing-drain';
 
@@ -36,6 +37,7 @@ export class PayoutService {
   private readonly signer: PayoutSigner;
   private readonly confirmer: PayoutConfirmer;
   private readonly signing: PayoutSigningDrain;
+  private readonly settler: PayoutSettler;
 
   constructor(
     private readonly clock: Clock,
@@ -64,15 +66,8 @@ export class PayoutService {
       signingLog,
     );
     const bumper = new FeeBumper(clock, this.broadcaster);
-    this.confirmer = new PayoutConfirmer(
-      clock,
-      config,
-      ledger,
-      transitions,
-      this.broadcaster,
-      bumper,
-      onSettled,
-    );
+    this.settler = new PayoutSettler(clock, ledger, transitions, onSettled);
+    this.confirmer = new PayoutConfirmer(clock, config, this.settler, this.broadcaster, bumper);
   }
 
   /** Inside the caller's transaction (deposit FX, or withdrawal request). */
@@ -138,6 +133,14 @@ export class PayoutService {
     chainState: { head: bigint; minedNonce: number },
   ): Promise<CheckOutcome> {
     return this.confirmer.check(em, payout, gateway, chainState);
+  }
+
+  /**
+   * Books payouts whose transactions are mined (the block follower: a block's worth), in one
+   * transaction; those no longer SIGNED are skipped. Returns how many it booked.
+   */
+  settleMined(em: EntityManager, mined: MinedPayout[]): Promise<number> {
+    return this.settler.settle(em, mined);
   }
 
   /** Cancels a payout never signed, past its chain's outage maximum. */

@@ -49,6 +49,13 @@ export interface ChainGateway {
   /** Hands signed bytes to the node; resending bytes it already has is not an error. */
   broadcast(raw: Hex): Promise<void>;
   receipt(hash: Hex): Promise<MinedReceipt | null>;
+  /** The hashes of the transactions a block holds, in block order. */
+  blockTransactionHashes(blockNumber: bigint): Promise<Hex[]>;
+  /**
+   * The receipts of `hashes`, all mined in block `blockNumber`: the block's receipts in one
+   * call where the node has `eth_getBlockReceipts`, else one receipt call each, side by side.
+   */
+  blockReceipts(blockNumber: bigint, hashes: Hex[]): Promise<Map<Hex, MinedReceipt>>;
   /** What the hot wallet holds, native coin (wei) and each token (base units), at one block. */
   balances(): Promise<HotWalletBalances>;
 }
@@ -81,6 +88,9 @@ export interface ChainSettings {
 const ALREADY_KNOWN =
   /already known|already imported|nonce too low|known transaction|replacement transaction underpriced/i;
 
+/** Node answers that mean "this JSON-RPC method is not served here". */
+const METHOD_MISSING = /method not found|not supported|does not exist|not available|unsupported/i;
+
 export class ViemChainGateway implements ChainGateway {
   readonly chain: Chain;
   readonly chainId: number;
@@ -93,6 +103,8 @@ export class ViemChainGateway implements ChainGateway {
   private chainIdChecked = false;
   /** Read calls now on the wire, by what they ask (see `shared`). */
   private readonly reading = new Map<string, Promise<unknown>>();
+  /** Whether the node answers `eth_getBlockReceipts`; unknown until first asked. */
+  private blockReceiptsServed: boolean | undefined;
 
   constructor(private readonly settings: ChainSettings) {
     this.chain = settings.chain;
@@ -218,6 +230,35 @@ export class ViemChainGateway implements ChainGateway {
       if (/could not be found|not found/i.test(errorText(error))) return null;
       throw error;
     }
+  }
+
+  async blockTransactionHashes(blockNumber: bigint): Promise<Hex[]> {
+    const block = await this.client.getBlock({ blockNumber, includeTransactions: false });
+    return block.transactions;
+  }
+
+  async blockReceipts(blockNumber: bigint, hashes: Hex[]): Promise<Map<Hex, MinedReceipt>> {
+    const wanted = new Set(hashes.map((h) => h.toLowerCase()));
+    const found = new Map<Hex, MinedReceipt>();
+    if (this.blockReceiptsServed !== false) {
+      try {
+        const receipts = await this.client.getBlockReceipts({ blockNumber });
+        this.blockReceiptsServed = true;
+        for (const r of receipts) {
+          const hash = r.transactionHash.toLowerCase() as Hex;
+          if (!wanted.has(hash)) continue;
+          found.set(hash, { hash, success: r.status === 'success', blockNumber: r.blockNumber });
+        }
+        return found;
+      } catch (error) {
+        // Only a node that never served the method is asked receipt by receipt from now on.
+        if (this.blockReceiptsServed || !METHOD_MISSING.test(errorText(error))) throw error;
+        this.blockReceiptsServed = false;
+      }
+    }
+    const receipts = await Promise.all([...wanted].map((hash) => this.receipt(hash as Hex)));
+    for (const r of receipts) if (r) found.set(r.hash.toLowerCase() as Hex, r);
+    return found;
   }
 
   async balances(): Promise<HotWalletBalances> {
