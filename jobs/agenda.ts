@@ -96,10 +96,11 @@ export async function connectAgenda(
  * Jobs this version no longer defines. Agenda only locks jobs whose name a runner defines, so
  * rows an older version queued under these names would never run (the work they asked for is
  * found again from the database: PENDING payouts by the signing drain at start and by the
- * sweep), but they would stay in the table and in the job queue gauges forever. Each runner
- * deletes them when it starts; a runner of the older version still running consumes its own.
+ * sweep, PENDING_FX deposits by the settlement drain), but they would stay in the table and in
+ * the job queue gauges forever. Each runner deletes them when it starts; a runner of the older
+ * version still running consumes its own.
  */
-export const RETIRED_JOBS = ['send-payout'];
+export const RETIRED_JOBS = ['send-payout', 'settle-deposit', 'redrive-deposits'];
 
 export function removeRetiredJobs(agenda: Agenda): Promise<number> {
   return agenda.cancel({ names: RETIRED_JOBS });

@@ -29,21 +29,23 @@ describe('Agenda rows of retired jobs', () => {
     await stack?.stop();
   });
 
-  it('a starting runner removes send-payout rows an older version left behind', async () => {
+  it('a starting runner removes the rows of retired jobs an older version left behind', async () => {
     await sql(
       databaseUrl,
       `insert into agenda_jobs (name, next_run_at, data)
        values ('send-payout', now(), '{"payoutId": "po_left_behind", "uniqueKey": "po_left_behind"}'),
-              ('send-payout', now() - interval '1 hour', '{"payoutId": "po_older", "uniqueKey": "po_older"}')`,
+              ('send-payout', now() - interval '1 hour', '{"payoutId": "po_older", "uniqueKey": "po_older"}'),
+              ('settle-deposit', now(), '{"depositId": "dep_left_behind"}'),
+              ('redrive-deposits', now(), '{}')`,
     );
     const count = async () =>
       (
         await sql<{ n: number }>(
           databaseUrl,
-          "select count(*)::int as n from agenda_jobs where name = 'send-payout'",
+          "select count(*)::int as n from agenda_jobs where name in ('send-payout', 'settle-deposit', 'redrive-deposits')",
         )
       )[0].n;
-    expect(await count()).toBe(2);
+    expect(await count()).toBe(4);
 
     extra.push(await startRunner(baseEnv(databaseUrl)));
     expect(await count()).toBe(0);
