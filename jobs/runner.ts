@@ -118,9 +118,14 @@ async function main(): Promise<void> {
   for (const job of enabled) {
     if (job.everyMs) await agenda.every(job.everyMs(deps), job.name);
   }
-  // A payout notice wakes its chain's signing drain (every chain's if the notice has none).
+  // A payout notice wakes its chain's signing drain after a short gathering window (every
+  // chain's, at once, if the notice has none: start-up).
   const signPending = (chain: string | undefined) => {
-    for (const c of chain ? [chain] : CHAINS) void services.payouts.signPending(orm.em.fork(), c);
+    if (!chain) {
+      for (const c of CHAINS) void services.payouts.signPending(orm.em.fork(), c);
+      return;
+    }
+    services.payouts.signPendingSoon(() => orm.em.fork(), chain, config.PAYOUT_SIGN_GATHER_MS);
   };
   const depositEvents = listenForDepositEvents(
     databaseUrl,

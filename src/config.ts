@@ -161,6 +161,11 @@ export const configSchema = z.object({
   /** How often the job runner asks each chain for its head, to settle payouts block by block. */
   PAYOUT_BLOCK_POLL_MS: positiveInt(250),
   /**
+   * A new payout's notice starts its chain's signing round this long after, so the payouts
+   * that arrive meanwhile are signed together (0: at once).
+   */
+  PAYOUT_SIGN_GATHER_MS: z.coerce.number().int().min(0).max(10_000).default(250),
+  /**
    * While the runner follows a chain's blocks, the sweep checks only SIGNED payouts signed
    * longer ago than this (the follower's misses, fee bumps, dropped transactions).
    */

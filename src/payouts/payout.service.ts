@@ -84,6 +84,11 @@ export class PayoutService {
     return this.signing.wake(em, chain);
   }
 
+  /** Signs the chain's PENDING payouts `gatherMs` from now, with all that arrive meanwhile. */
+  signPendingSoon(openEm: () => EntityManager, chain: string, gatherMs: number): void {
+    this.signing.wakeAfter(openEm, chain, gatherMs);
+  }
+
   /** No new signing rounds; waits for those running (shutdown). */
   stopSigning(): Promise<void> {
     return this.signing.stop();

@@ -45,6 +45,8 @@ const SILENT: SigningLog = { info: () => undefined, warn: () => undefined };
  */
 export class PayoutSigningDrain {
   private readonly lanes = new Map<string, Lane>();
+  /** Per chain, the timer of a wake that gathers (see `wakeAfter`). */
+  private readonly gathering = new Map<string, NodeJS.Timeout>();
   private stopped = false;
 
   constructor(
@@ -77,9 +79,33 @@ export class PayoutSigningDrain {
     return started.running;
   }
 
+  /**
+   * Wakes the chain's drain `gatherMs` from now, once however many ask meanwhile: the payouts
+   * that arrive within the window are signed by one round (one transaction, one read of fees
+   * and nonce, one broadcast record) instead of a round each. At 20 payouts a second a round
+   * per payout cost about 15 statements and three node calls each. The wait is well inside a
+   * block (the payouts still go out together), and a wake while a round runs only asks for
+   * another round, as `wake` does.
+   */
+  wakeAfter(openEm: () => EntityManager, chain: string, gatherMs: number): void {
+    if (this.stopped || this.gathering.has(chain)) return;
+    if (gatherMs <= 0) {
+      void this.wake(openEm(), chain);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.gathering.delete(chain);
+      void this.wake(openEm(), chain);
+    }, gatherMs);
+    this.gathering.set(chain, timer);
+  }
+
   /** No more rounds; waits for those in progress (shutdown). */
   async stop(): Promise<void> {
     this.stopped = true;
+    // A gathered wake not yet due is dropped: its payouts stay PENDING for the next runner.
+    for (const timer of this.gathering.values()) clearTimeout(timer);
+    this.gathering.clear();
     await Promise.all([...this.lanes.values()].map((lane) => lane.running));
   }
 

@@ -172,4 +172,25 @@ describe('payout signing drain (real PostgreSQL, real anvil chains)', () => {
     );
     expect(logs).toHaveLength(30);
   }, 120_000);
+
+  it('gathers: notices start one round, after the window, signing every PENDING payout in one transaction', async () => {
+    const merchant = await kit.merchant();
+    for (let i = 0; i < 3; i += 1) await convertedDeposit(merchant, 'POLYGON', `${18000 + i}`);
+    const started = performance.now();
+    services.payouts.signPendingSoon(em, 'POLYGON', 400);
+    // More notices inside the window start nothing more.
+    for (let i = 0; i < 3; i += 1) services.payouts.signPendingSoon(em, 'POLYGON', 400);
+    const rows = await eventually(
+      async () => {
+        const r = await signedRows('POLYGON');
+        return r.length === 3 && r.every((row) => row.status === 'SIGNED') ? r : undefined;
+      },
+      10_000,
+      20,
+    );
+    // Nothing was signed before the window closed.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(390);
+    // One round signed them: one transaction wrote every payout_transactions row.
+    expect(new Set(rows.flatMap((r) => r.xids)).size).toBe(1);
+  }, 60_000);
 });
