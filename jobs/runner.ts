@@ -118,14 +118,13 @@ async function main(): Promise<void> {
   for (const job of enabled) {
     if (job.everyMs) await agenda.every(job.everyMs(deps), job.name);
   }
-  // A payout notice wakes its chain's signing drain after a short gathering window (every
-  // chain's, at once, if the notice has none: start-up).
+  // A payout notice wakes its chain's signing drain after a short gathering window; a notice
+  // without a known chain wakes every chain's (the drains find the work in the database).
   const signPending = (chain: string | undefined) => {
-    if (!chain) {
-      for (const c of CHAINS) void services.payouts.signPending(orm.em.fork(), c);
-      return;
+    const chains = chain && (CHAINS as readonly string[]).includes(chain) ? [chain] : CHAINS;
+    for (const c of chains) {
+      services.payouts.signPendingSoon(() => orm.em.fork(), c, config.PAYOUT_SIGN_GATHER_MS);
     }
-    services.payouts.signPendingSoon(() => orm.em.fork(), chain, config.PAYOUT_SIGN_GATHER_MS);
   };
   const depositEvents = listenForDepositEvents(
     databaseUrl,
@@ -144,7 +143,7 @@ async function main(): Promise<void> {
   // Deposits that arrived while no runner listened are settled now, not one sweep later; so
   // are payouts (those an older version left to its send-payout jobs among them).
   void settlement.wake();
-  signPending(undefined);
+  for (const c of CHAINS) void services.payouts.signPending(orm.em.fork(), c);
   // A fresh deployment gets its first rate at once, not one interval later.
   await agenda.now(generateRatesJob.name);
   log.info(
