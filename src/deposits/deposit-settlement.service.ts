@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
-import { Onramp, SettlementMode } from '../db/entities/onramp.entity';
+import { SettlementMode } from '../db/entities/onramp.entity';
 import { retryOnConflict } from '../db/retry';
 import { newId } from '../domain/ids';
 import { assetForNgn } from '../domain/rates';
@@ -14,6 +14,7 @@ import {
 } from '../adapters/fx/fx-venue';
 import { merchantAccount, OPERATOR } from '../domain/ledger';
 import type { LedgerEntry, LedgerService } from '../ledger';
+import { onrampDestinations } from '../onramps';
 import type { PayoutService } from '../payouts';
 import { REASON } from '../domain/deposit-reasons';
 import type { BatchMove, DepositTransitions } from './deposit-transitions';
@@ -222,22 +223,18 @@ export class DepositSettlementService {
   /** AUTO_WITHDRAW: the payout of each converted deposit, to its onramp's address. */
   private async createPayouts(tx: EntityManager, deposits: HeldDeposit[]): Promise<void> {
     if (deposits.length === 0) return;
-    const onramps = await tx.find(
-      Onramp,
-      { id: { $in: [...new Set(deposits.map((d) => d.onrampId))] } },
-      { fields: ['id', 'destinationAddress'] },
-    );
-    const addressOf = new Map(onramps.map((o) => [o.id, o.destinationAddress]));
-    for (const deposit of deposits) {
-      await this.payouts.create(tx, {
+    const addressOf = await onrampDestinations(tx, [...new Set(deposits.map((d) => d.onrampId))]);
+    await this.payouts.create(
+      tx,
+      deposits.map((deposit) => ({
         merchantId: deposit.merchantId,
         chain: deposit.chain!,
         asset: deposit.asset!,
         toAddress: addressOf.get(deposit.onrampId)!,
         amount: deposit.amountAsset!,
         depositId: deposit.id,
-      });
-    }
+      })),
+    );
   }
 }
 

@@ -109,19 +109,27 @@ export async function lockHeld(
   if (ids.length === 0) return [];
   const rows = await executeInTransaction<Record<string, string | Date | null>>(
     tx,
-    `select id, onramp_id, merchant_id, status, settlement_mode, chain, asset,
-            amount_ngn::text as amount_ngn, limit_usd::text as limit_usd,
-            amount_asset::text as amount_asset, rate_id, lagos_day::text as lagos_day,
-            fx_executed_at, flag_reason, failure_reason, settled_at, updated_at, created_at
-       from deposits
+    `select ${HELD_DEPOSIT_COLUMNS}
+       from deposits d
       where id in (${ids.map(() => '?').join(', ')}) and status = 'PENDING_FX' and settle_claim = ?
       order by id
         for update`,
     [...ids, claim],
   );
+  return rows.map(heldDepositOf);
+}
+
+/** The columns `heldDepositOf` reads, of the deposits row aliased `d`. */
+export const HELD_DEPOSIT_COLUMNS = `d.id, d.onramp_id, d.merchant_id, d.status,
+  d.settlement_mode, d.chain, d.asset, d.amount_ngn::text as amount_ngn,
+  d.limit_usd::text as limit_usd, d.amount_asset::text as amount_asset, d.rate_id,
+  d.lagos_day::text as lagos_day, d.fx_executed_at, d.flag_reason, d.failure_reason,
+  d.settled_at, d.updated_at, d.created_at`;
+
+export function heldDepositOf(r: Record<string, string | Date | null>): HeldDeposit {
   const text = (value: string | Date | null) => (value === null ? null : String(value));
   const time = (value: string | Date | null) => (value === null ? null : new Date(value));
-  return rows.map((r) => ({
+  return {
     id: String(r.id),
     onrampId: String(r.onramp_id),
     merchantId: String(r.merchant_id),
@@ -140,5 +148,5 @@ export async function lockHeld(
     settledAt: time(r.settled_at),
     updatedAt: time(r.updated_at)!,
     createdAt: time(r.created_at)!,
-  }));
+  };
 }

@@ -43,3 +43,17 @@ export async function completeThrowaway(
     [now, onrampId, now],
   );
 }
+
+/** Each onramp's destination address (AUTO_WITHDRAW payouts go there), in one statement. */
+export async function onrampDestinations(
+  tx: EntityManager,
+  onrampIds: string[],
+): Promise<Map<string, string>> {
+  const rows = await executeInTransaction<{ id: string; destination_address: string }>(
+    tx,
+    `select id, destination_address from onramps
+      where id in (select jsonb_array_elements_text(?::jsonb)) and destination_address is not null`,
+    [JSON.stringify(onrampIds)],
+  );
+  return new Map(rows.map((r) => [r.id, r.destination_address]));
+}

@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Hex } from 'viem';
 import type { Clock } from '../clock';
-import { LockMode } from '@mikro-orm/core';
-import { Payout } from '../db/entities/payout.entity';
+import type { Payout } from '../db/entities/payout.entity';
 import type { ChainGateway } from '../adapters/chain/chain-gateway';
 import type { ChainRegistry } from '../adapters/chain/chain-registry';
 import type { ChainHealthService } from '../system';
-import { lockedPayout, storedTransactions } from './payout-rows';
+import { storedTransactions } from './payout-rows';
+import { lockedPayout, lockPayouts, savePayouts } from './payout-store';
 import { recordWithdrawalBroadcast } from './withdrawal-finish';
 
 /**
@@ -41,6 +41,7 @@ export class PayoutBroadcaster {
       const now = this.clock.now();
       payout.broadcastAt ??= now;
       payout.lastBroadcastAt = now;
+      await savePayouts(tx, [payout]);
       if (payout.withdrawalId) await recordWithdrawalBroadcast(tx, payout, now);
       await tx.flush();
     });
@@ -48,7 +49,7 @@ export class PayoutBroadcaster {
 
   /**
    * A signing batch's bytes, relayed side by side right after its commit, then recorded in
-   * one transaction (one read of the payouts, one flush). Returns how many were relayed.
+   * one transaction (one read of the payouts, one update). Returns how many were relayed.
    */
   async broadcastAll(
     em: EntityManager,
@@ -62,17 +63,17 @@ export class PayoutBroadcaster {
     const ids = signed.filter((_, k) => relayed[k].status === 'fulfilled').map((s) => s.payoutId);
     if (ids.length === 0) return 0;
     await em.fork().transactional(async (tx) => {
-      const payouts = await tx.find(
-        Payout,
-        { id: { $in: ids }, status: 'SIGNED' },
-        { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' } },
-      );
+      const payouts = await lockPayouts(tx, ids, { order: 'id', status: 'SIGNED' });
       const now = this.clock.now();
       for (const payout of payouts) {
         payout.broadcastAt ??= now;
         payout.lastBroadcastAt = now;
+      }
+      await savePayouts(tx, payouts);
+      for (const payout of payouts) {
         if (payout.withdrawalId) await recordWithdrawalBroadcast(tx, payout, now);
       }
+      // The withdrawals' moves (the ORM's rows).
       await tx.flush();
     });
     return ids.length;

@@ -4,7 +4,8 @@ import type { Clock } from '../clock';
 import type { ChainGateway, Stablecoin } from '../adapters/chain/chain-gateway';
 import { bumpedFees } from '../domain/payout-rules';
 import type { PayoutBroadcaster } from './payout-broadcast';
-import { lockedPayout, storeTransaction, type StoredTransaction } from './payout-rows';
+import { storeTransaction, type StoredTransaction } from './payout-rows';
+import { lockedPayout, savePayouts } from './payout-store';
 
 /**
  * The bump stage: a SIGNED payout stuck in the mempool is replaced at the SAME nonce with
@@ -48,7 +49,7 @@ export class FeeBumper {
       // Still SIGNED (not a move): the newest transaction's hash.
       payout.txHash = signed.hash;
       payout.updatedAt = now;
-      await tx.flush();
+      await savePayouts(tx, [payout]);
       return signed.raw;
     });
     if (raw) await this.broadcaster.broadcast(em, payoutId, gateway, raw);

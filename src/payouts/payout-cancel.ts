@@ -10,7 +10,7 @@ import { dec } from '../domain/money';
 import type { DepositTransitions } from '../deposits';
 import type { LedgerService } from '../ledger';
 import { payoutHolding, payoutReturn } from './payout-ledger';
-import { lockedPayout } from './payout-rows';
+import { lockedPayout, savePayouts } from './payout-store';
 import { movePayout } from './payout-transitions';
 import { finishWithdrawal } from './withdrawal-finish';
 
@@ -54,7 +54,7 @@ export class PayoutCanceller {
   ): Promise<void> {
     const now = this.clock.now();
     movePayout(payout, { to: 'CANCELLED', reason: why }, now);
-    await tx.flush();
+    await savePayouts(tx, [payout]);
     await this.ledger.post(tx, {
       kind: 'payout_cancelled',
       payoutId: payout.id,

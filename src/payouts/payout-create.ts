@@ -4,6 +4,7 @@ import { Payout } from '../db/entities/payout.entity';
 import { newId } from '../domain/ids';
 import { dec } from '../domain/money';
 import { toBaseUnits } from '../domain/payout-rules';
+import { insertPayouts } from './payout-store';
 import { movePayout } from './payout-transitions';
 
 export interface NewPayout {
@@ -17,16 +18,22 @@ export interface NewPayout {
 }
 
 /**
- * The create stage: the payout row of a transfer we owe, inside the caller's transaction
- * (deposit FX, or withdrawal request). Its insert's NOTIFY on `payout_events` wakes a signer
- * after commit.
+ * The create stage: the payout rows of transfers we owe, inside the caller's transaction
+ * (a deposit settlement batch, or a withdrawal request), in one statement. Each insert's
+ * NOTIFY on `payout_events` wakes a signer after commit.
  */
-export async function createPayout(
+export async function createPayouts(
   tx: EntityManager,
   clock: Clock,
-  input: NewPayout,
-): Promise<Payout> {
+  inputs: NewPayout[],
+): Promise<Payout[]> {
   const now = clock.now();
+  const payouts = inputs.map((input) => newPayout(clock, input, now));
+  await insertPayouts(tx, payouts);
+  return payouts;
+}
+
+function newPayout(clock: Clock, input: NewPayout, now: Date): Payout {
   const payout = Object.assign(new Payout(), {
     id: newId('po', clock),
     depositId: input.depositId ?? null,
@@ -50,7 +57,5 @@ export async function createPayout(
     createdAt: now,
   });
   movePayout(payout, { to: 'PENDING' }, now);
-  tx.persist(payout);
-  await tx.flush();
   return payout;
 }

@@ -1,14 +1,10 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Hex } from 'viem';
-import { Payout } from '../db/entities/payout.entity';
+import type { Payout } from '../db/entities/payout.entity';
 import { executeInTransaction } from '../db/locks';
 import type { Fees } from '../domain/payout-rules';
 
-/** The payout row, locked until the transaction ends: every status change takes this lock. */
-export function lockedPayout(tx: EntityManager, id: string): Promise<Payout | null> {
-  return tx.findOne(Payout, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-}
+export { lockedPayout } from './payout-store';
 
 /** One signed transaction of a payout, as stored: a retry resends exactly these bytes. */
 export interface StoredTransaction {

@@ -1,8 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
-import { Deposit } from '../db/entities/deposit.entity';
-import { Payout } from '../db/entities/payout.entity';
+import type { Payout } from '../db/entities/payout.entity';
 import { Withdrawal } from '../db/entities/withdrawal.entity';
 import { retryOnConflict } from '../db/retry';
 import type { MinedReceipt } from '../adapters/chain/chain-gateway';
@@ -12,11 +11,14 @@ import { dec } from '../domain/money';
 import {
   type BatchMove,
   type DepositTransitions,
+  lockPaidOut,
+  type PaidOutDeposit,
   reportSettled,
   type SettlementObserver,
 } from '../deposits';
 import type { LedgerEntry, LedgerService } from '../ledger';
 import { payoutHolding, payoutReturn } from './payout-ledger';
+import { lockPayouts, savePayouts } from './payout-store';
 import { movePayout, moveWithdrawal } from './payout-transitions';
 
 /** A payout whose transaction is mined with enough confirmations, and that transaction's receipt. */
@@ -47,18 +49,17 @@ export class PayoutSettler {
     if (mined.length === 0) return 0;
     const receiptOf = new Map(mined.map((m) => [m.payoutId, m.receipt]));
     let booked = 0;
-    let settled: Deposit[] = [];
+    let settled: PaidOutDeposit[] = [];
     await retryOnConflict(() =>
       em.fork().transactional(async (tx) => {
         settled = [];
         // Locked in id order, then their deposits in id order: two followers settling the
         // same block wait for each other instead of deadlocking. A row moved meanwhile no
         // longer matches once its lock is granted (PostgreSQL rechecks the condition).
-        const payouts = await tx.find(
-          Payout,
-          { id: { $in: [...receiptOf.keys()] }, status: 'SIGNED' },
-          { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' } },
-        );
+        const payouts = await lockPayouts(tx, [...receiptOf.keys()], {
+          order: 'id',
+          status: 'SIGNED',
+        });
         booked = payouts.length;
         if (payouts.length === 0) return;
         const now = this.clock.now();
@@ -74,7 +75,7 @@ export class PayoutSettler {
             now,
           );
         }
-        await tx.flush();
+        await savePayouts(tx, payouts);
         const entries = payouts.map((p) => ledgerEntryOf(p, receiptOf.get(p.id)!));
         const moves = await this.lockedDepositMoves(tx, payouts, receiptOf);
         await finishWithdrawals(tx, payouts, receiptOf, now);
@@ -82,7 +83,7 @@ export class PayoutSettler {
         // a merchant entry locks the balance row until commit.
         if (moves.length > 0) await this.transitions.moveAllTo(tx, moves, entries);
         else await this.ledger.postAll(tx, entries);
-        settled = moves.filter((m) => m.to === 'SETTLED').map((m) => m.deposit as Deposit);
+        settled = moves.filter((m) => m.to === 'SETTLED').map((m) => m.deposit);
       }),
     );
     for (const deposit of settled) reportSettled(this.onSettled, deposit);
@@ -98,26 +99,21 @@ export class PayoutSettler {
     tx: EntityManager,
     payouts: Payout[],
     receiptOf: Map<string, MinedReceipt>,
-  ): Promise<BatchMove[]> {
+  ): Promise<Array<BatchMove & { deposit: PaidOutDeposit }>> {
     const receiptOfDeposit = new Map(
       payouts.filter((p) => p.depositId).map((p) => [p.depositId!, receiptOf.get(p.id)!]),
     );
     if (receiptOfDeposit.size === 0) return [];
-    const deposits = await tx.find(
-      Deposit,
-      { id: { $in: [...receiptOfDeposit.keys()] } },
-      { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' } },
+    const deposits = await lockPaidOut(
+      tx,
+      new Map([...receiptOfDeposit].map(([id, receipt]) => [id, receipt.hash])),
     );
-    for (const deposit of deposits) deposit.txHash = receiptOfDeposit.get(deposit.id)!.hash;
-    await tx.flush();
     return deposits
       .filter((d) => d.status === 'PENDING_WITHDRAWAL')
       .map((d) => {
         const success = receiptOfDeposit.get(d.id)!.success;
-        // A detached copy: moveAllTo writes the status itself, in one statement for all, and
-        // the session must not write it a second time at commit.
         return {
-          deposit: detachedCopy(d),
+          deposit: d,
           to: success ? 'SETTLED' : 'FLAGGED',
           options: success ? {} : { reason: REASON.payoutFailed },
         };
@@ -167,24 +163,4 @@ async function finishWithdrawals(
     );
   }
   await tx.flush();
-}
-
-function detachedCopy(d: Deposit): Deposit {
-  return {
-    id: d.id,
-    merchantId: d.merchantId,
-    status: d.status,
-    amountNgn: d.amountNgn,
-    limitUsd: d.limitUsd,
-    lagosDay: d.lagosDay,
-    fxExecutedAt: d.fxExecutedAt,
-    flagReason: d.flagReason,
-    failureReason: d.failureReason,
-    settledAt: d.settledAt,
-    updatedAt: d.updatedAt,
-    rateId: d.rateId,
-    amountAsset: d.amountAsset,
-    settlementMode: d.settlementMode,
-    createdAt: d.createdAt,
-  } as Deposit;
 }

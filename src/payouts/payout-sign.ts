@@ -1,8 +1,7 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Address, Hex } from 'viem';
 import type { Clock } from '../clock';
-import { Payout } from '../db/entities/payout.entity';
+import type { Payout } from '../db/entities/payout.entity';
 import { executeInTransaction } from '../db/locks';
 import { retryOnConflict } from '../db/retry';
 import type { ChainGateway, Stablecoin } from '../adapters/chain/chain-gateway';
@@ -12,6 +11,7 @@ import type { RiskReviewService } from '../deposits';
 import { Batcher, type Settled } from '../lib/batching';
 import type { PayoutCanceller } from './payout-cancel';
 import { storeTransactions } from './payout-rows';
+import { lockPayouts, savePayouts } from './payout-store';
 import { movePayout } from './payout-transitions';
 
 export type SignResult = { raw: Hex } | 'rejected' | 'skipped';
@@ -99,7 +99,7 @@ export class PayoutSigner {
   /**
    * One transaction with a fixed number of statements whatever the batch size: the wallet's
    * locks, the payouts locked in one read, the risk decisions in one insert, the signed
-   * transactions in one insert, the payouts' moves in one flush, the nonce row once. Only a
+   * transactions in one insert, the payouts' moves in one update, the nonce row once. Only a
    * payout that risk review rejects costs statements of its own (its cancellation).
    */
   private signBatch(
@@ -111,13 +111,7 @@ export class PayoutSigner {
     return retryOnConflict(() =>
       em.fork().transactional(async (tx) => {
         const first = await this.lockNextNonce(tx, gateway, minedNonce);
-        const pending = (
-          await tx.find(
-            Payout,
-            { id: { $in: payoutIds } },
-            { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { createdAt: 'asc', id: 'asc' } },
-          )
-        ).filter((payout) => payout.status === 'PENDING');
+        const pending = await lockPayouts(tx, payoutIds, { order: 'created', status: 'PENDING' });
         const results = new Map<string, SignResult>();
         const decisions = await this.risk.reviewAll(tx, pending);
         const approved: Payout[] = [];
@@ -157,7 +151,7 @@ export class PayoutSigner {
           nonce += 1;
         }
         await storeTransactions(tx, signed, now);
-        await tx.flush();
+        await savePayouts(tx, approved);
         // The row records nonces we used: a batch that signed nothing leaves it as it was.
         if (nonce > first) {
           await executeInTransaction(

@@ -12,7 +12,7 @@ import { PayoutBroadcaster } from './payout-broadcast';
 import { FeeBumper } from './payout-bump';
 import { PayoutCanceller } from './payout-cancel';
 import { PayoutConfirmer, type CheckOutcome } from './payout-confirm';
-import { createPayout, type NewPayout } from './payout-create';
+import { createPayouts, type NewPayout } from './payout-create';
 import { PayoutSettler, type MinedPayout } from './payout-settle';
 import { PayoutSigner } from './payout-sign';
 import { PayoutSigningDrain, type SigningLog, type SigningTotals } from './signing-drain';
@@ -70,9 +70,9 @@ export class PayoutService {
     this.confirmer = new PayoutConfirmer(clock, config, this.settler, this.broadcaster, bumper);
   }
 
-  /** Inside the caller's transaction (deposit FX, or withdrawal request). */
-  create(tx: EntityManager, input: NewPayout): Promise<Payout> {
-    return createPayout(tx, this.clock, input);
+  /** Inside the caller's transaction (deposit FX, or withdrawal request), in one statement. */
+  create(tx: EntityManager, inputs: NewPayout[]): Promise<Payout[]> {
+    return createPayouts(tx, this.clock, inputs);
   }
 
   /**

@@ -100,14 +100,16 @@ export class WithdrawalService {
         moveWithdrawal(withdrawal, { to: 'PENDING' }, now);
         tx.persist(withdrawal);
         await tx.flush();
-        const payout = await this.payouts.create(tx, {
-          merchantId,
-          chain: valid.chain,
-          asset: valid.asset,
-          toAddress: valid.destinationAddress,
-          amount: valid.amount.toFixed(6),
-          withdrawalId: withdrawal.id,
-        });
+        const [payout] = await this.payouts.create(tx, [
+          {
+            merchantId,
+            chain: valid.chain,
+            asset: valid.asset,
+            toAddress: valid.destinationAddress,
+            amount: valid.amount.toFixed(6),
+            withdrawalId: withdrawal.id,
+          },
+        ]);
         await this.ledger.post(tx, {
           kind: 'withdrawal_requested',
           payoutId: payout.id,
