@@ -153,8 +153,10 @@ export function createServices(
     adapters.onDepositSettled,
     adapters.payoutSigningLog,
   );
-  const payoutFollower = new PayoutBlockFollower(chains, (em, mined) =>
-    payouts.settleMined(em, mined),
+  const payoutFollower = new PayoutBlockFollower(
+    chains,
+    (em, mined) => payouts.settleMined(em, mined),
+    (em, chain, head) => chainHealth.observe(em, chain, head),
   );
   const merchants = new MerchantService(clock);
   const reversals = new DepositReversalService(clock, ledger, depositTransitions, payouts);

@@ -18,6 +18,12 @@ const BACKOFF_MAX_MS = 5_000;
 /** Books a block's mined payouts in one transaction (PayoutService.settleMined). */
 export type SettleMined = (em: EntityManager, mined: MinedPayout[]) => Promise<number>;
 
+/**
+ * Told each head the node served (ChainHealthService.observe): the follower's polls keep the
+ * chain's health fresh, so signing rounds and the sweep need not ask the node again.
+ */
+export type HeadObserver = (em: EntityManager, chain: string, head: bigint) => Promise<void>;
+
 export interface FollowerOptions {
   pollMs: number;
   openEm: () => EntityManager;
@@ -37,12 +43,13 @@ export class PayoutBlockFollower {
   constructor(
     private readonly chains: ChainRegistry,
     private readonly settle: SettleMined,
+    private readonly onHead?: HeadObserver,
   ) {}
 
   start(options: FollowerOptions): void {
     for (const gateway of this.chains.configured()) {
       if (this.followers.has(gateway.chain)) continue;
-      const follower = new ChainFollower(gateway, this.settle, options);
+      const follower = new ChainFollower(gateway, this.settle, options, this.onHead);
       this.followers.set(gateway.chain, follower);
       follower.start();
     }
@@ -77,6 +84,7 @@ export class ChainFollower {
     private readonly gateway: ChainGateway,
     private readonly settle: SettleMined,
     private readonly options: FollowerOptions,
+    private readonly onHead?: HeadObserver,
   ) {}
 
   start(): void {
@@ -118,6 +126,7 @@ export class ChainFollower {
   /** Settles every block from `next` up to the newest with enough confirmations. */
   async followOnce(): Promise<void> {
     const head = await this.gateway.head();
+    await this.onHead?.(this.options.openEm(), this.gateway.chain, head);
     const ready = head - BigInt(this.gateway.confirmations) + 1n;
     // Also when the head went back (a node restarted from older state): its new blocks at
     // numbers already walked would otherwise never be read.

@@ -9,6 +9,16 @@ export const CHAIN_HEALTH_SQL = 'select chain, healthy from chain_status';
 type Probe = { healthy: true; head: bigint } | { healthy: false; detail: string };
 
 /**
+ * How long a healthy answer from the node stands for the chain's health: signing rounds ask
+ * several times a second, and the block follower reads the head four times a second anyway
+ * (`observe`). A node that stops answering is seen within this long. Measured on the
+ * monotonic clock: it bounds how stale a cache is, not a business time (a test's frozen clock
+ * must not keep an answer forever).
+ */
+const FRESH_MS = 1_000;
+const monotonicMs = () => performance.now();
+
+/**
  * Whether a chain can take payouts now. A chain is down when its node does not answer (or
  * serves the wrong chain id), when the deployment has not configured it, or, in the sandbox,
  * when the merchant's `chainOutage` scenario names it. The last observation is kept in
@@ -17,6 +27,10 @@ type Probe = { healthy: true; head: bigint } | { healthy: false; detail: string 
 export class ChainHealthService {
   /** Probes now running, by chain (see `probe`). */
   private readonly probing = new Map<string, Promise<Probe>>();
+  /** When each chain's node last answered (monotonic ms). */
+  private readonly healthySeen = new Map<string, number>();
+  /** When each chain's healthy state was last written to chain_status (monotonic ms). */
+  private readonly healthyWritten = new Map<string, number>();
 
   constructor(
     private readonly clock: Clock,
@@ -29,6 +43,8 @@ export class ChainHealthService {
     if (this.sandbox && (await this.scenarioOutage(em, chain, merchantId))) {
       return 'sandbox chainOutage scenario';
     }
+    const seen = this.healthySeen.get(chain);
+    if (seen !== undefined && isFresh(seen, monotonicMs())) return null;
     const probe = await this.probe(em, chain);
     return probe.healthy ? null : probe.detail;
   }
@@ -59,10 +75,29 @@ export class ChainHealthService {
     }
   }
 
-  /** Records an observation: `error` null means healthy. Returns the detail stored. */
+  /** A head the node just served (the block follower's poll): the chain answers. */
+  async observe(em: EntityManager, chain: string, head: bigint): Promise<void> {
+    await this.record(em, chain, null, head);
+  }
+
+  /**
+   * Records an observation: `error` null means healthy. Returns the detail stored. A healthy
+   * chain's row is rewritten at most once per FRESH_MS (its checked_at and block are for
+   * operators); a failure is always written, and ends the healthy answer's standing at once.
+   */
   async record(em: EntityManager, chain: string, error: unknown, head?: bigint): Promise<string> {
     const now = this.clock.now();
     const detail = error === null ? 'ok' : shortError(error);
+    if (error === null) {
+      const at = monotonicMs();
+      if (head !== undefined) this.healthySeen.set(chain, at);
+      const written = this.healthyWritten.get(chain);
+      if (written !== undefined && isFresh(written, at)) return detail;
+      this.healthyWritten.set(chain, at);
+    } else {
+      this.healthySeen.delete(chain);
+      this.healthyWritten.delete(chain);
+    }
     await em
       .fork()
       .getConnection()
@@ -88,6 +123,11 @@ export class ChainHealthService {
   ): Promise<boolean> {
     return chainOutageScenario(em, merchantId, chain);
   }
+}
+
+/** Within FRESH_MS of `at`; a clock moved backwards counts as stale. */
+function isFresh(at: number, now: number): boolean {
+  return now >= at && now - at < FRESH_MS;
 }
 
 function shortError(error: unknown): string {

@@ -288,13 +288,14 @@ describe('treasury report (real PostgreSQL, real anvil chains)', () => {
   });
 
   it.each([
-    // Port 1 is on fetch's blocked-port list: refused before any connection is tried.
+    // Port 1: a privileged port nothing listens on (fetch would refuse it before connecting;
+    // the chain client's node:http transport tries, and is refused).
     [
       'a blocked port',
       () => Promise.resolve(1),
-      /^HTTP request failed\. fetch failed \(bad port\)$/,
+      /^HTTP request failed\. connect ECONNREFUSED 127\.0\.0\.1:\d+$/,
     ],
-    ['a closed port', closedPort, /^HTTP request failed\. fetch failed \(ECONNREFUSED\)$/],
+    ['a closed port', closedPort, /^HTTP request failed\. connect ECONNREFUSED 127\.0\.0\.1:\d+$/],
   ])(
     'a chain whose RPC URL is %s reports its error; the rest of the report is whole',
     async (_, port, error) => {

@@ -3,7 +3,6 @@ import {
   defineChain,
   encodeFunctionData,
   erc20Abi,
-  http,
   keccak256,
   type Address,
   type Hex,
@@ -11,6 +10,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { Chain } from '../../domain/assets';
+import { jsonRpcHttp } from './json-rpc-http';
 import type { Fees } from '../../domain/payout-rules';
 
 export type Stablecoin = 'USDC' | 'USDT';
@@ -122,7 +122,7 @@ export class ViemChainGateway implements ChainGateway {
     this.client = createPublicClient({
       chain: viemChain,
       // Our own jobs retry on their schedule; a hanging node must not hold a job.
-      transport: http(settings.rpcUrl, { timeout: settings.timeoutMs ?? 5_000, retryCount: 0 }),
+      transport: jsonRpcHttp(settings.rpcUrl, settings.timeoutMs ?? 5_000),
     });
   }
 
