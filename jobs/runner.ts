@@ -88,6 +88,7 @@ async function main(): Promise<void> {
     () => orm.em.fork(),
     log,
     config.SETTLEMENT_BATCH_SIZE,
+    config.SETTLEMENT_GATHER_MS,
   );
   const deps: JobDeps = { orm, services, log, enqueue, webhooks, settlement };
   const enabled = jobs.filter((job) => job.enabled?.(deps) ?? true);

@@ -103,8 +103,16 @@ export const configSchema = z.object({
   DEPOSIT_REDRIVE_SECONDS: positiveInt(5),
   /** PENDING_FX deposits a settlement batch claims at most. */
   SETTLEMENT_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
-  /** How often each runner's settlement sweep runs (the safety net behind NOTIFY). */
-  SETTLEMENT_SWEEP_MS: positiveInt(1000),
+  /**
+   * How often each runner's settlement sweep runs: the safety net behind NOTIFY (a notice lost
+   * while no runner listened, a claim left by a runner that died), not the live path.
+   */
+  SETTLEMENT_SWEEP_MS: positiveInt(5000),
+  /**
+   * A deposit's notice starts settlement this long after, so the deposits that arrive
+   * meanwhile settle in one batch (0: at once).
+   */
+  SETTLEMENT_GATHER_MS: z.coerce.number().int().min(0).max(5_000).default(50),
   /** Sandbox FX venue: milliseconds each batch of orders takes, as a real venue's round trip. */
   SANDBOX_FX_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   JOB_POLL_MS: positiveInt(1000),
@@ -156,8 +164,12 @@ export const configSchema = z.object({
   IDEMPOTENCY_LEASE_SECONDS: positiveInt(60),
   /** A broadcast payout not mined after this long is replaced at the same nonce with higher fees. */
   PAYOUT_STUCK_SECONDS: positiveInt(120),
-  /** How often in-flight payouts are checked for receipts (and chains for health). */
-  PAYOUT_POLL_MS: positiveInt(1000),
+  /**
+   * How often the payout sweep runs: chains' health, payouts whose signing notice was lost,
+   * SIGNED payouts the block follower missed (receipts), fee bumps and resends. A repair
+   * path: the live one is the signing drain and the block follower.
+   */
+  PAYOUT_POLL_MS: positiveInt(5000),
   /** How often the job runner asks each chain for its head, to settle payouts block by block. */
   PAYOUT_BLOCK_POLL_MS: positiveInt(250),
   /**

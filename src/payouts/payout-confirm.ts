@@ -57,7 +57,8 @@ export class PayoutConfirmer {
       await this.bumper.bump(em, payout.id, gateway, latest);
       return 'bumped';
     }
-    const resendAfterMs = Math.max(5_000, this.config.PAYOUT_POLL_MS * 5);
+    // Not on every sweep when sweeps are frequent: at most every 5 s.
+    const resendAfterMs = Math.max(5_000, this.config.PAYOUT_POLL_MS);
     if (!payout.lastBroadcastAt || now - payout.lastBroadcastAt.getTime() >= resendAfterMs) {
       await this.broadcaster.broadcast(em, payout.id, gateway, latest.raw_tx);
       return 'rebroadcast';

@@ -72,4 +72,18 @@ describe('settlement drain', () => {
     await drain.wake();
     expect(state.calls).toBe(1);
   });
+
+  it('with a gathering window, wakes within it start one batch after the window, not one each', async () => {
+    const { settlement, state } = scriptedSettlement([3]);
+    const drain = new SettlementDrain(settlement, em, quiet, 10, 40);
+    const first = drain.wake();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(state.calls).toBe(0);
+    // Deposits arriving inside the window join the run that has not started yet.
+    expect([drain.wake(), drain.wake()].every((p) => p === first)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(state.calls).toBe(1);
+    await finish(state, first);
+    expect(state.calls).toBe(1);
+  });
 });
