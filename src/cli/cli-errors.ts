@@ -101,6 +101,14 @@ export function classify(error: unknown): ErrorReport {
     const domain = error as Error & { code: string };
     return { code: domain.code, message: domain.message, exitCode: EXIT.failed };
   }
+  // A stored secret this configuration cannot open: the wrong ENCRYPTION_KEY (or a tampered row).
+  if ((error as Error)?.name === 'SecretDecryptError') {
+    return {
+      code: 'secret_unreadable',
+      message: (error as Error).message,
+      exitCode: EXIT.configuration,
+    };
+  }
   for (const link of chainOf(error)) {
     const code = typeof link.code === 'string' ? link.code : '';
     const message = String(link.message ?? '');

@@ -59,6 +59,10 @@ describe('the onramp command line', () => {
       code: 'database_not_migrated',
       exitCode: 4,
     });
+    const unreadable = Object.assign(new Error('sealed under key ab12'), {
+      name: 'SecretDecryptError',
+    });
+    expect(classify(unreadable)).toMatchObject({ code: 'secret_unreadable', exitCode: 3 });
     const bug = classify(new TypeError('undefined is not a function'));
     expect(bug).toMatchObject({ code: 'internal_error', exitCode: EXIT.internal });
     expect(bug.stack).toContain('TypeError');
