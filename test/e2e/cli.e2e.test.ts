@@ -182,19 +182,17 @@ describe('onramp command line', () => {
       [],
     );
 
-    const emptyName = `${url.pathname.slice(1)}_empty`;
-    await adminQuery(`create database ${emptyName}`);
-    const empty = await onramp(['merchants', 'freeze', 'mer_x', '--json'], {
+    // The server's maintenance database: it exists, and holds none of the service's tables.
+    const unmigrated = await onramp(['merchants', 'freeze', 'mer_x', '--json'], {
       ...env,
-      DATABASE_URL: Object.assign(new URL(databaseUrl), { pathname: `/${emptyName}` }).href,
+      DATABASE_URL: process.env.TEST_PG_ADMIN_URL,
     });
-    expect(empty.code).toBe(4);
-    expect(JSON.parse(empty.stderr).error).toEqual({
+    expect(unmigrated.code).toBe(4);
+    expect(JSON.parse(unmigrated.stderr).error).toEqual({
       code: 'database_not_migrated',
       message: expect.stringContaining('onramp db migrate'),
     });
-    await adminQuery(`drop database ${emptyName}`);
-  });
+  }, 120_000);
 
   it('migrates under --json without progress lines on stdout', async () => {
     const run = await onramp(['db', 'migrate', '--json'], env);
