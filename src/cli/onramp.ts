@@ -24,7 +24,14 @@ export function buildCli({ json = false } = {}): Command {
   const program = new Command('onramp')
     .description('Operator command line of the NGN onramp service')
     .version(VERSION, '-V, --version', 'print the version of the service')
-    .option('--debug', 'print the stack of an unexpected error (also LOG_LEVEL=debug)');
+    .option('--debug', 'print the stack of an unexpected error (also LOG_LEVEL=debug)')
+    .addHelpText(
+      'after',
+      '\nEvery command takes --json: its result as one JSON document on stdout; an error as\n' +
+        '{"error":{"code","message"}} on stderr. Exit codes: 0 done, 1 refused or check failed,\n' +
+        '2 usage, 3 configuration, 4 database unavailable or not migrated, 5 unexpected error.\n' +
+        'See docs/cli.md.',
+    );
   // Set before any subcommand exists: commander copies both settings into each one.
   program.exitOverride();
   // runCli prints every error itself, as one line or as JSON under --json.
