@@ -5,6 +5,11 @@ const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 const { execFileSync } = require('node:child_process');
 
+// Node 22.1 and later keep V8's compiled code of every module loaded below on disk (in the
+// temporary directory): a command that reads the database loads the ORM, pg and viem, and
+// compiles them again on every call without it. Node 20 has no such cache and skips this.
+require('node:module').enableCompileCache?.();
+
 const root = join(__dirname, '..');
 const entry = join(root, 'dist', 'src', 'cli', 'onramp.js');
 if (!existsSync(entry)) {

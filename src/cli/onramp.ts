@@ -1,28 +1,44 @@
-import 'reflect-metadata';
 import { Command } from 'commander';
-import { environmentOf } from '../container';
 import type { KeyEnvironment } from '../db/entities/api-key.entity';
-import { DomainError } from '../domain/errors';
-import { publicDeposit } from '../deposits';
 import { encodeCursor } from '../domain/pagination';
+import { VERSION } from '../version';
 import {
-  CliError,
-  CliExit,
   cliActor,
   operatorContextOf,
   depositLine,
+  environmentOf,
   parseEnvironment,
   parseLimit,
   print,
   withServices,
 } from './cli-support';
+import { CliExit, EXIT, reportError } from './cli-errors';
+import { lazy } from './lazy-modules';
 import { addSystemCommands } from './system-commands';
 
-export function buildCli(): Command {
-  const program = new Command('onramp').description(
-    'Operator command line of the NGN onramp service',
-  );
+// The operator command line. This file and the ones it imports load in well under a second:
+// everything that talks to the database comes in through `lazy` when a command runs.
+
+/** The program; with `json`, nothing but the JSON error reaches stderr (no help text). */
+export function buildCli({ json = false } = {}): Command {
+  const program = new Command('onramp')
+    .description('Operator command line of the NGN onramp service')
+    .version(VERSION, '-V, --version', 'print the version of the service')
+    .option('--debug', 'print the stack of an unexpected error (also LOG_LEVEL=debug)')
+    .addHelpText(
+      'after',
+      '\nEvery command takes --json: its result as one JSON document on stdout; an error as\n' +
+        '{"error":{"code","message"}} on stderr. Exit codes: 0 done, 1 refused or check failed,\n' +
+        '2 usage, 3 configuration, 4 database unavailable or not migrated, 5 unexpected error.\n' +
+        'See docs/cli.md.',
+    );
+  // Set before any subcommand exists: commander copies both settings into each one.
   program.exitOverride();
+  // runCli prints every error itself, as one line or as JSON under --json.
+  program.configureOutput({
+    outputError: () => undefined,
+    ...(json ? { writeErr: () => undefined } : {}),
+  });
 
   const merchants = program.command('merchants').description('Create and manage merchants');
   merchants
@@ -151,6 +167,7 @@ export function buildCli(): Command {
     .option('--json', 'print JSON: REST Deposit objects and the next cursor')
     .action(async (opts: { merchant?: string; limit?: number; after?: string; json?: boolean }) =>
       withServices(async (orm, services) => {
+        const { publicDeposit } = lazy.deposits();
         const page = await services.deposits.listAfter(
           orm.em,
           operatorContextOf(services, opts.merchant ?? null),
@@ -194,7 +211,11 @@ export function buildCli(): Command {
           depositId,
           opts.settle ? 'settle' : 'return',
         );
-        print(!!opts.json, publicDeposit(deposit), `Deposit ${deposit.id} is ${deposit.status}.`);
+        print(
+          !!opts.json,
+          lazy.deposits().publicDeposit(deposit),
+          `Deposit ${deposit.id} is ${deposit.status}.`,
+        );
       });
     });
   deposits
@@ -207,7 +228,7 @@ export function buildCli(): Command {
         const outcome = await services.operator.recordReversal(orm.em, cliActor(), bankReference);
         print(
           !!opts.json,
-          publicDeposit(outcome.deposit),
+          lazy.deposits().publicDeposit(outcome.deposit),
           outcome.reversed
             ? `Reversal recorded: deposit ${outcome.deposit.id} is ${outcome.deposit.status}.`
             : `Deposit ${outcome.deposit.id} was already reversed (${outcome.deposit.status}).`,
@@ -219,21 +240,31 @@ export function buildCli(): Command {
   return program;
 }
 
+/** `--version` alone (or with --json): answered before the commands are even built. */
+function versionOnly(argv: string[]): boolean {
+  const rest = argv.filter((arg) => arg !== '--json');
+  return rest.length === 1 && (rest[0] === '--version' || rest[0] === '-V');
+}
+
+/** Runs one command line; resolves to the exit code (docs/cli.md), never rejects. */
 export async function runCli(argv: string[]): Promise<number> {
+  // Decided from the raw arguments: a usage error happens before commander has parsed options.
+  const json = argv.includes('--json');
+  const debug = argv.includes('--debug') || process.env.LOG_LEVEL === 'debug';
+  if (versionOnly(argv)) {
+    print(json, { version: VERSION }, VERSION);
+    return 0;
+  }
   try {
-    await buildCli().parseAsync(argv, { from: 'user' });
+    await buildCli({ json }).parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (code === 'commander.helpDisplayed' || code === 'commander.version') return 0;
-    if (code?.startsWith('commander.')) return 2;
+    // A command group without its subcommand: commander printed the group's help on stderr.
+    if (code === 'commander.help' && !json) return EXIT.usage;
     if (error instanceof CliExit) return error.exitCode;
-    const message =
-      error instanceof DomainError || error instanceof CliError
-        ? error.message
-        : String((error as Error)?.stack ?? error);
-    process.stderr.write(`onramp: ${message}\n`);
-    return 1;
+    return reportError(error, json, debug);
   }
 }
 

@@ -1,16 +1,7 @@
 import type { Command } from 'commander';
-import { migrate } from '../db/orm';
-import { checkLedger, LEDGER_CHECK_NAMES } from '../reconciliation';
-import { reencryptAll } from '../crypto/reencrypt';
-import {
-  CliError,
-  CliExit,
-  cliActor,
-  parseLimit,
-  parseOnOff,
-  print,
-  withServices,
-} from './cli-support';
+import { CliError, CliExit } from './cli-errors';
+import { cliActor, parseLimit, parseOnOff, print, withServices } from './cli-support';
+import { lazy } from './lazy-modules';
 
 /**
  * The operator's deployment-wide commands: sandbox switches, operator tokens, treasury, audit
@@ -79,10 +70,12 @@ export function addSystemCommands(program: Command): void {
     .description(
       'What the operator holds: NGN in clearing (service-owned) and in suspense/returns (excluded: FLAGGED, FAILED), USD owed to merchants and on-chain, every operator account, deposits by status, hot-wallet balances per chain and asset',
     )
-    .action(async () =>
+    // Without --json the same report, indented: it is read by people and parsed by scripts.
+    .option('--json', 'print the report as one line of JSON')
+    .action(async (opts: { json?: boolean }) =>
       withServices(async (orm, services) => {
         const report = await services.treasury.report(orm.em.fork());
-        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        print(!!opts.json, report, JSON.stringify(report, null, 2));
       }),
     );
 
@@ -128,12 +121,22 @@ export function addSystemCommands(program: Command): void {
     .command('db')
     .description('Database maintenance')
     .command('migrate')
-    .description('Apply pending migrations')
-    .action(async () =>
-      withServices(async (orm) => {
-        await migrate(orm);
-        process.stdout.write('Migrations applied.\n');
-      }),
+    .description('Apply pending migrations (creates the database if it does not exist)')
+    .option('--json', 'print {"applied":[names]}')
+    .action(async (opts: { json?: boolean }) =>
+      withServices(
+        async (orm) => {
+          const applied = (await orm.getMigrator().up()).map((migration) => migration.name);
+          print(
+            !!opts.json,
+            { applied },
+            applied.length === 0
+              ? 'The database is up to date.'
+              : `Applied ${applied.length} migration(s):\n${applied.map((n) => `  ${n}`).join('\n')}`,
+          );
+        },
+        { createDatabase: true },
+      ),
     );
 
   program
@@ -146,11 +149,9 @@ export function addSystemCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) =>
       withServices(async (orm, services) => {
-        const report = await reencryptAll(
-          orm.em.fork(),
-          services.encryption.box,
-          services.webhookEndpoints,
-        );
+        const report = await lazy
+          .reencrypt()
+          .reencryptAll(orm.em.fork(), services.encryption.box, services.webhookEndpoints);
         print(
           !!opts.json,
           { ...report },
@@ -167,8 +168,10 @@ export function addSystemCommands(program: Command): void {
     .description(
       'Check the ledger against deposits, balances, daily volumes and events; prints a JSON report, exits 1 on any violation',
     )
-    .action(async () =>
+    .option('--json', 'print the report as one line of JSON')
+    .action(async (opts: { json?: boolean }) =>
       withServices(async (orm) => {
+        const { checkLedger, LEDGER_CHECK_NAMES } = lazy.reconciliation();
         const connection = orm.em.getConnection();
         const violations = await checkLedger((sql, params) => connection.execute(sql, params));
         const report = {
@@ -176,7 +179,8 @@ export function addSystemCommands(program: Command): void {
           checked: LEDGER_CHECK_NAMES,
           violations,
         };
-        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        // A failed check is a result, not an error: the report on stdout, then exit code 1.
+        print(!!opts.json, report, JSON.stringify(report, null, 2));
         if (!report.ok) throw new CliExit(1);
       }),
     );

@@ -1,0 +1,33 @@
+/* eslint-disable @typescript-eslint/no-require-imports */
+import type * as ConfigModule from '../config';
+import type * as ContainerModule from '../container';
+import type * as OrmModule from '../db/orm';
+import type * as MikroOrmModule from '@mikro-orm/postgresql';
+import type * as DepositsModule from '../deposits';
+import type * as ReconciliationModule from '../reconciliation';
+import type * as ReencryptModule from '../crypto/reencrypt';
+import type * as RequestContextModule from '../context/request-context';
+
+/**
+ * The service's heavy modules, loaded on first use. MikroORM, viem (through the configuration
+ * and the container), pg and the services take about a second to load; `onramp --help`,
+ * `--version` and usage errors need none of them. `require` (not `import()`) keeps them typed,
+ * synchronous and loadable under jest's CommonJS transform.
+ */
+export const lazy = {
+  config: (): typeof ConfigModule => require('../config'),
+  orm: (): typeof OrmModule => {
+    // Entities' decorators read reflected types: the polyfill loads before any of them.
+    require('reflect-metadata');
+    return require('../db/orm');
+  },
+  mikroOrm: (): typeof MikroOrmModule => require('@mikro-orm/postgresql'),
+  container: (): typeof ContainerModule => {
+    require('reflect-metadata');
+    return require('../container');
+  },
+  requestContext: (): typeof RequestContextModule => require('../context/request-context'),
+  deposits: (): typeof DepositsModule => require('../deposits'),
+  reconciliation: (): typeof ReconciliationModule => require('../reconciliation'),
+  reencrypt: (): typeof ReencryptModule => require('../crypto/reencrypt'),
+};
