@@ -33,6 +33,7 @@ export interface WsClientOptions {
 }
 
 const ACK_TIMEOUT_MS = 10_000;
+const LAZY_CLOSE_MS = 15_000;
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
 const AUTH_CLOSE_CODES = new Set([4401, 4403]);
@@ -65,6 +66,9 @@ export class GraphQLWsClient {
       url: this.options.url,
       connectionParams: () => this.options.connectionPayload(),
       connectionAckWaitTimeout: ACK_TIMEOUT_MS,
+      // The socket opens at the first subscription; when the server ends the last one with an
+      // error, it stays open while the page subscribes again (5 s later, deposits.ts).
+      lazyCloseTimeout: LAZY_CLOSE_MS,
       retryAttempts: Infinity,
       retryWait: (retries) => this.waitBeforeRetry(retries),
       // graphql-ws gives up on 4401 itself; 4403 is final here too. Everything else is retried,
