@@ -149,8 +149,8 @@ function startLive(): void {
     onAuthFailure: () => void checkSessionAfterSocketRefusal(ws),
   });
   client = ws;
-  deposits.subscribe(ws);
   ws.start();
+  deposits.subscribe(ws);
 }
 
 /** The socket was refused: either the session ended, or it was a transient mismatch. */

@@ -1,6 +1,7 @@
 // Balance section (and the merchant's webhook endpoint, which comes with the same query).
 
 import { gql } from './api.js';
+import { MERCHANT_QUERY } from './documents.js';
 import { byId, Messages, setText } from './dom.js';
 import { formatTime } from './format.js';
 
@@ -18,14 +19,6 @@ export interface MerchantData {
   balance: { usdAvailable: string; usdPendingWithdrawal: string; updatedAt: string };
   webhookEndpoint: WebhookEndpoint | null;
 }
-
-const MERCHANT_QUERY = `query DashboardMerchant {
-  merchant {
-    id name status
-    balance { usdAvailable usdPendingWithdrawal updatedAt }
-    webhookEndpoint { url secret enabled createdAt }
-  }
-}`;
 
 export async function fetchMerchant(): Promise<MerchantData> {
   return (await gql<{ merchant: MerchantData }>(MERCHANT_QUERY)).merchant;

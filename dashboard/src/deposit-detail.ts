@@ -2,9 +2,10 @@
 // block-explorer link for the chains we know; a plain link, nothing is loaded from the explorer).
 
 import { gql } from './api.js';
+import { DEPOSIT_QUERY } from './documents.js';
 import { byId, h, Messages, setText } from './dom.js';
 import { orDash, timeElement } from './format.js';
-import { DEPOSIT_FIELDS, type Deposit } from './deposits.js';
+import type { Deposit } from './deposits.js';
 
 interface StatusChange {
   status: string;
@@ -18,13 +19,6 @@ interface DepositDetail extends Deposit {
   rateId: string | null;
   statusHistory: StatusChange[];
 }
-
-const DEPOSIT_QUERY = `query DashboardDeposit($id: ID!) {
-  deposit(id: $id) {
-    ${DEPOSIT_FIELDS} paymentReference userEmail rateId
-    statusHistory { status event at }
-  }
-}`;
 
 const EXPLORERS: Record<string, string> = {
   BASE: 'https://basescan.org/tx/',

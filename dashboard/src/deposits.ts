@@ -3,6 +3,7 @@
 // the list is fetched again so changes made while the socket was down are not missed.
 
 import { gql } from './api.js';
+import { DEPOSITS_QUERY, DEPOSIT_UPDATED_SUBSCRIPTION } from './documents.js';
 import { byId, h, Messages, setText, syncRows } from './dom.js';
 import { formatTime, orDash } from './format.js';
 import type { ConnectionState, GraphQLWsClient } from './ws-client.js';
@@ -24,17 +25,6 @@ export interface Deposit {
   updatedAt: string;
   settledAt: string | null;
 }
-
-export const DEPOSIT_FIELDS = `id depositId onrampId amountNgn amountAsset asset chain status txHash
-  flagReason failureReason bankReference createdAt updatedAt settledAt`;
-
-const DEPOSITS_QUERY = `query DashboardDeposits($first: Int) {
-  deposits(first: $first) { edges { node { ${DEPOSIT_FIELDS} } } }
-}`;
-
-const DEPOSIT_UPDATED = `subscription DashboardDepositUpdated {
-  depositUpdated { ${DEPOSIT_FIELDS} }
-}`;
 
 const PAGE_SIZE = 50;
 /** Rows kept on the page: the fetched page plus deposits that arrived live since. */
@@ -86,7 +76,7 @@ export class DepositsSection {
   subscribe(client: GraphQLWsClient): void {
     this.unsubscribe?.();
     this.unsubscribe = client.subscribe<{ depositUpdated: Deposit }>(
-      DEPOSIT_UPDATED,
+      DEPOSIT_UPDATED_SUBSCRIPTION,
       {},
       {
         next: (result) => {

@@ -1,6 +1,7 @@
 // Onramps section: create an onramp (settling to the merchant balance) and list the newest ones.
 
 import { gql } from './api.js';
+import { CREATE_ONRAMP_MUTATION, ONRAMPS_QUERY } from './documents.js';
 import { busy, byId, h, Messages, setText, syncRows } from './dom.js';
 import { formatTime, orDash, timeElement } from './format.js';
 import type { RateSection } from './rate.js';
@@ -20,17 +21,6 @@ export interface Onramp {
     bankCode: string;
   };
 }
-
-const ONRAMP_FIELDS = `onrampId type status userEmail rateId expiresAt createdAt
-  virtualAccount { accountNumber accountName bankName bankCode }`;
-
-const ONRAMPS_QUERY = `query DashboardOnramps($first: Int) {
-  onramps(first: $first) { edges { node { ${ONRAMP_FIELDS} } } }
-}`;
-
-const CREATE_ONRAMP = `mutation DashboardCreateOnramp($input: CreateOnrampInput!) {
-  createOnramp(input: $input) { clientSecret onramp { ${ONRAMP_FIELDS} } }
-}`;
 
 const PAGE_SIZE = 20;
 
@@ -94,7 +84,7 @@ export class OnrampsSection {
       if (type !== 'PERMANENT') input.rateId = await this.rate.freshRateId();
       const { createOnramp } = await gql<{
         createOnramp: { clientSecret: string; onramp: Onramp };
-      }>(CREATE_ONRAMP, { input });
+      }>(CREATE_ONRAMP_MUTATION, { input });
       const onramp = createOnramp.onramp;
       this.onramps = [onramp, ...this.onramps.filter((o) => o.onrampId !== onramp.onrampId)].slice(
         0,

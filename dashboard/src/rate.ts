@@ -2,6 +2,7 @@
 // quote is fetched when the shown one expires (and retried while the rate source is down).
 
 import { gql, serverNow } from './api.js';
+import { RATE_QUERY } from './documents.js';
 import { byId, Messages, setText } from './dom.js';
 import { formatCountdown } from './format.js';
 
@@ -16,10 +17,6 @@ interface Rate {
   to: string;
   expiresAt: string;
 }
-
-const RATE_QUERY = `query DashboardRate($from: String!, $to: String) {
-  rate(from: $from, to: $to) { rateId rate inverseRate marketRate feeBps minDepositNgn from to expiresAt }
-}`;
 
 const RETRY_MS = 5_000;
 

@@ -2,6 +2,11 @@
 // scenario switches.
 
 import { gql } from './api.js';
+import {
+  SET_SANDBOX_SCENARIO_MUTATION,
+  SIMULATE_DEPOSIT_MUTATION,
+  SIMULATE_REVERSAL_MUTATION,
+} from './documents.js';
 import { busy, byId, Messages } from './dom.js';
 
 interface SimulatedDeposit {
@@ -19,18 +24,6 @@ interface Scenario {
   autoDepositNgn: string | null;
   autoDepositDelaySeconds: number;
 }
-
-const SIMULATE_DEPOSIT = `mutation DashboardSimulateDeposit($input: SimulateDepositInput!) {
-  simulateDeposit(input: $input) { depositId status amountNgn bankReference }
-}`;
-const SIMULATE_REVERSAL = `mutation DashboardSimulateReversal($bankReference: String!) {
-  simulateReversal(bankReference: $bankReference) { depositId status amountNgn bankReference }
-}`;
-const SET_SCENARIO = `mutation DashboardSetSandboxScenario($input: SandboxScenarioInput!) {
-  setSandboxScenario(input: $input) {
-    fxFailure chainOutage riskReject rateSourceDown autoDepositNgn autoDepositDelaySeconds
-  }
-}`;
 
 const CHAINS = ['BASE', 'ETHEREUM', 'POLYGON'] as const;
 const AMOUNT = /^\d+(\.\d{1,2})?$/;
@@ -90,7 +83,7 @@ export class SandboxSection {
       const input: Record<string, string> = { accountNumber, amountNgn };
       if (bankReference) input.bankReference = bankReference;
       const { simulateDeposit: d } = await gql<{ simulateDeposit: SimulatedDeposit }>(
-        SIMULATE_DEPOSIT,
+        SIMULATE_DEPOSIT_MUTATION,
         { input },
       );
       this.reversalReference.value = d.bankReference;
@@ -107,7 +100,7 @@ export class SandboxSection {
     if (!bankReference) return this.invalid(this.reversalReference, 'Enter the bank reference.');
     try {
       const { simulateReversal: d } = await gql<{ simulateReversal: SimulatedDeposit }>(
-        SIMULATE_REVERSAL,
+        SIMULATE_REVERSAL_MUTATION,
         { bankReference },
       );
       this.messages.info(`Reversal of ${d.bankReference}: deposit ${d.depositId} is ${d.status}.`);
@@ -124,9 +117,12 @@ export class SandboxSection {
       rateSourceDown: this.rateSourceDown.checked,
     };
     try {
-      const { setSandboxScenario: s } = await gql<{ setSandboxScenario: Scenario }>(SET_SCENARIO, {
-        input,
-      });
+      const { setSandboxScenario: s } = await gql<{ setSandboxScenario: Scenario }>(
+        SET_SANDBOX_SCENARIO_MUTATION,
+        {
+          input,
+        },
+      );
       // Show what the server now has.
       this.fx.value = s.fxFailure;
       for (const chain of CHAINS) this.outage[chain].checked = s.chainOutage.includes(chain);

@@ -2,6 +2,7 @@
 // stay strings; Number() is used only to size the bars.
 
 import { gql } from './api.js';
+import { SETTLED_VOLUME_QUERY } from './documents.js';
 import { byId, Messages, setText, svg } from './dom.js';
 import { sumDecimals } from './format.js';
 
@@ -10,10 +11,6 @@ interface VolumeDay {
   usd: string;
   count: number;
 }
-
-const VOLUME_QUERY = `query DashboardSettledVolume($days: Int) {
-  settledVolume(days: $days) { day usd count }
-}`;
 
 const DAYS = 14;
 const HEIGHT = 200;
@@ -50,7 +47,7 @@ export class VolumeChartSection {
       this.again = true;
       return this.loading;
     }
-    this.loading = gql<{ settledVolume: VolumeDay[] }>(VOLUME_QUERY, { days: DAYS })
+    this.loading = gql<{ settledVolume: VolumeDay[] }>(SETTLED_VOLUME_QUERY, { days: DAYS })
       .then(({ settledVolume }) => {
         this.render(settledVolume);
         this.messages.clear();

@@ -2,6 +2,12 @@
 // the delivery log with a Replay button per delivery.
 
 import { gql } from './api.js';
+import {
+  REPLAY_WEBHOOK_EVENT_MUTATION,
+  ROTATE_WEBHOOK_SECRET_MUTATION,
+  SET_WEBHOOK_ENDPOINT_MUTATION,
+  WEBHOOK_DELIVERIES_QUERY,
+} from './documents.js';
 import { busy, byId, h, Messages, setText, syncRows } from './dom.js';
 import { formatTime, orDash } from './format.js';
 import type { WebhookEndpoint } from './balance.js';
@@ -26,23 +32,6 @@ interface Delivery {
   replay: boolean;
   attempts: Attempt[];
 }
-
-const ENDPOINT_FIELDS = 'url secret enabled createdAt';
-const DELIVERY_FIELDS = `id eventId event status attemptCount lastStatusCode nextAttemptAt createdAt replay
-  attempts { number statusCode error latencyMs attemptedAt }`;
-
-const SET_ENDPOINT = `mutation DashboardSetWebhookEndpoint($url: String!) {
-  setWebhookEndpoint(url: $url) { ${ENDPOINT_FIELDS} }
-}`;
-const ROTATE_SECRET = `mutation DashboardRotateWebhookSecret {
-  rotateWebhookSecret { ${ENDPOINT_FIELDS} }
-}`;
-const DELIVERIES_QUERY = `query DashboardWebhookDeliveries($first: Int) {
-  webhookDeliveries(first: $first) { edges { node { ${DELIVERY_FIELDS} } } }
-}`;
-const REPLAY = `mutation DashboardReplayWebhookEvent($eventId: ID!) {
-  replayWebhookEvent(eventId: $eventId) { ${DELIVERY_FIELDS} }
-}`;
 
 const PAGE_SIZE = 20;
 const MASK = '••••••••••••••••';
@@ -109,7 +98,7 @@ export class WebhooksSection {
     const seq = ++this.loadSeq;
     try {
       const data = await gql<{ webhookDeliveries: { edges: { node: Delivery }[] } }>(
-        DELIVERIES_QUERY,
+        WEBHOOK_DELIVERIES_QUERY,
         { first: PAGE_SIZE },
       );
       if (seq !== this.loadSeq) return;
@@ -141,7 +130,7 @@ export class WebhooksSection {
     }
     try {
       const { setWebhookEndpoint } = await gql<{ setWebhookEndpoint: WebhookEndpoint }>(
-        SET_ENDPOINT,
+        SET_WEBHOOK_ENDPOINT_MUTATION,
         { url },
       );
       this.setEndpoint(setWebhookEndpoint, true);
@@ -154,7 +143,7 @@ export class WebhooksSection {
   private async rotateSecret(): Promise<void> {
     try {
       const { rotateWebhookSecret } = await gql<{ rotateWebhookSecret: WebhookEndpoint }>(
-        ROTATE_SECRET,
+        ROTATE_WEBHOOK_SECRET_MUTATION,
       );
       this.setEndpoint(rotateWebhookSecret);
       this.messages.info(
@@ -168,9 +157,12 @@ export class WebhooksSection {
   private async replay(delivery: Delivery, button: HTMLButtonElement): Promise<void> {
     await busy(button, async () => {
       try {
-        const { replayWebhookEvent } = await gql<{ replayWebhookEvent: Delivery }>(REPLAY, {
-          eventId: delivery.eventId,
-        });
+        const { replayWebhookEvent } = await gql<{ replayWebhookEvent: Delivery }>(
+          REPLAY_WEBHOOK_EVENT_MUTATION,
+          {
+            eventId: delivery.eventId,
+          },
+        );
         this.deliveries = [
           replayWebhookEvent,
           ...this.deliveries.filter((d) => d.id !== replayWebhookEvent.id),

@@ -1,8 +1,10 @@
-// A minimal graphql-ws client (subprotocol `graphql-transport-ws`): connection_init / ack,
-// subscribe / next / error / complete, ping / pong, and reconnection with backoff. Subscriptions
-// outlive sockets: after every reconnect they are sent again, and `onConnected` lets the app
-// refetch whatever changed while the socket was down.
+// The dashboard's live socket: graphql-ws's own client (protocol, pings, re-subscribing after a
+// reconnect), with what the page adds around it: the connection state for the "Live" badge, a
+// callback after every connect (the app refetches what changed while the socket was down),
+// retries without end and an immediate one when the browser comes back online, and a stop at a
+// refused credential (4401 / 4403), where reconnecting with the same cookie cannot help.
 
+import { createClient, type Client } from 'graphql-ws/client';
 import type { GraphQLErrorBody } from './api.js';
 
 export interface ExecutionResult<T> {
@@ -12,6 +14,7 @@ export interface ExecutionResult<T> {
 
 export interface Sink<T> {
   next(result: ExecutionResult<T>): void;
+  /** The server ended the subscription with GraphQL errors (not called for a dropped socket). */
   error?(errors: GraphQLErrorBody[]): void;
   complete?(): void;
 }
@@ -29,191 +32,154 @@ export interface WsClientOptions {
   onAuthFailure?: (reason: string) => void;
 }
 
-interface Operation {
-  query: string;
-  variables: Record<string, unknown>;
-  sink: Sink<unknown>;
-}
-
-type Message =
-  | { type: 'connection_ack'; payload?: unknown }
-  | { type: 'ping'; payload?: unknown }
-  | { type: 'pong'; payload?: unknown }
-  | { type: 'next'; id: string; payload: ExecutionResult<unknown> }
-  | { type: 'error'; id: string; payload: GraphQLErrorBody[] }
-  | { type: 'complete'; id: string };
-
 const ACK_TIMEOUT_MS = 10_000;
+const LAZY_CLOSE_MS = 15_000;
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
 const AUTH_CLOSE_CODES = new Set([4401, 4403]);
 
+interface CloseLike {
+  code: number;
+  reason: string;
+}
+
+function isClose(value: unknown): value is CloseLike {
+  return typeof value === 'object' && value !== null && 'code' in value && 'reason' in value;
+}
+
 export class GraphQLWsClient {
-  private socket: WebSocket | null = null;
-  private readonly operations = new Map<string, Operation>();
-  private nextId = 1;
-  private acknowledged = false;
-  private everConnected = false;
-  private attempt = 0;
+  private client: Client | null = null;
   private stopped = true;
-  private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
-  private ackTimer: ReturnType<typeof setTimeout> | null = null;
-  private readonly onOnline = () => {
-    if (!this.stopped && this.reconnectTimer !== null) this.reconnectNow();
-  };
+  private everConnected = false;
+  /** Cancels the pending waits (timers and 'online' listeners) when the client stops. */
+  private readonly pendingWaits = new Set<() => void>();
 
   constructor(private readonly options: WsClientOptions) {}
 
+  /** Opens the socket (graphql-ws connects lazily: at the first subscription). */
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.attempt = 0;
     this.everConnected = false;
-    window.addEventListener('online', this.onOnline);
-    this.connect();
+    this.setState('connecting');
+    this.client = createClient({
+      url: this.options.url,
+      connectionParams: () => this.options.connectionPayload(),
+      connectionAckWaitTimeout: ACK_TIMEOUT_MS,
+      // The socket opens at the first subscription; when the server ends the last one with an
+      // error, it stays open while the page subscribes again (5 s later, deposits.ts).
+      lazyCloseTimeout: LAZY_CLOSE_MS,
+      retryAttempts: Infinity,
+      retryWait: (retries) => this.waitBeforeRetry(retries),
+      // graphql-ws gives up on 4401 itself; 4403 is final here too. Everything else is retried,
+      // including the browser's bare `error` event of an unreachable server (graphql-ws's
+      // default would give up on that).
+      shouldRetry: (problem) => !(isClose(problem) && AUTH_CLOSE_CODES.has(problem.code)),
+      on: {
+        connecting: (isRetry) => {
+          if (!this.stopped)
+            this.setState(isRetry || this.everConnected ? 'reconnecting' : 'connecting');
+        },
+        connected: () => {
+          if (this.stopped) return;
+          const reconnected = this.everConnected;
+          this.everConnected = true;
+          this.setState('connected');
+          this.options.onConnected?.(reconnected);
+        },
+        closed: (event) => this.onClosed(event),
+      },
+    });
   }
 
   /** Closes the socket for good and forgets every subscription. */
   stop(): void {
+    if (this.stopped) return;
     this.stopped = true;
-    window.removeEventListener('online', this.onOnline);
-    this.clearTimers();
-    this.operations.clear();
-    const socket = this.socket;
-    this.socket = null;
-    this.acknowledged = false;
-    if (socket && socket.readyState <= WebSocket.OPEN) socket.close(1000, 'Normal Closure');
+    // A reconnect wait is dropped, never resolved: graphql-ws would open a socket after it.
+    for (const cancelWait of this.pendingWaits) cancelWait();
+    this.pendingWaits.clear();
+    void this.client?.dispose();
+    this.client = null;
     this.setState('closed');
   }
 
-  /** Starts a subscription (now if connected, otherwise at the next ack); returns its cancel. */
+  /** Starts a subscription (after start()), kept across reconnects; returns its cancel. */
   subscribe<T>(query: string, variables: Record<string, unknown>, sink: Sink<T>): () => void {
-    const id = String(this.nextId++);
-    this.operations.set(id, { query, variables, sink: sink as Sink<unknown> });
-    if (this.acknowledged) this.sendSubscribe(id);
+    let cancelled = false;
+    let cancel: () => void = () => undefined;
+    let attempt = 0;
+    const run = (): void => {
+      const client = this.client;
+      if (cancelled || this.stopped || !client) return;
+      cancel = client.subscribe<T>(
+        { query, variables },
+        {
+          next: (result) => {
+            attempt = 0;
+            sink.next(result as ExecutionResult<T>);
+          },
+          error: (error) => {
+            if (cancelled || this.stopped || client !== this.client) return;
+            // GraphQL errors: the server ended this subscription; the caller decides.
+            if (Array.isArray(error)) return sink.error?.(error as GraphQLErrorBody[]);
+            // A refused credential is the app's to handle (onAuthFailure).
+            if (isClose(error) && AUTH_CLOSE_CODES.has(error.code)) return;
+            // A close graphql-ws does not retry (1011, 4429, a protocol error): subscribe again
+            // after the same backoff as any dropped socket (releasing graphql-ws's hold first).
+            cancel();
+            void this.wait(this.backoffMs(attempt++)).then(run);
+          },
+          complete: () => {
+            if (!cancelled && !this.stopped) sink.complete?.();
+          },
+        },
+      );
+    };
+    run();
     return () => {
-      if (!this.operations.delete(id)) return;
-      if (this.acknowledged) this.send({ type: 'complete', id });
+      cancelled = true;
+      cancel();
     };
   }
 
-  private connect(): void {
-    this.setState(this.everConnected ? 'reconnecting' : 'connecting');
-    let socket: WebSocket;
-    try {
-      socket = new WebSocket(this.options.url, 'graphql-transport-ws');
-    } catch {
-      this.scheduleReconnect();
+  private onClosed(event: unknown): void {
+    if (this.stopped) return;
+    if (isClose(event) && AUTH_CLOSE_CODES.has(event.code)) {
+      this.stop();
+      this.options.onAuthFailure?.(event.reason || 'Unauthorized');
       return;
     }
-    this.socket = socket;
-    this.acknowledged = false;
-
-    socket.addEventListener('open', () => {
-      if (this.socket !== socket) return;
-      this.send({ type: 'connection_init', payload: this.options.connectionPayload() });
-      this.ackTimer = setTimeout(() => {
-        // No ack in time: 4408 is what the protocol uses for an init timeout.
-        if (this.socket === socket && !this.acknowledged) socket.close(4408, 'Ack timeout');
-      }, ACK_TIMEOUT_MS);
-    });
-
-    socket.addEventListener('message', (event: MessageEvent) => {
-      if (this.socket !== socket) return;
-      let message: Message;
-      try {
-        message = JSON.parse(String(event.data)) as Message;
-      } catch {
-        socket.close(4400, 'Invalid message');
-        return;
-      }
-      this.handle(message);
-    });
-
-    socket.addEventListener('close', (event: CloseEvent) => {
-      if (this.socket !== socket) return;
-      this.socket = null;
-      this.acknowledged = false;
-      this.clearTimers();
-      if (this.stopped) return;
-      if (AUTH_CLOSE_CODES.has(event.code)) {
-        this.stopped = true;
-        this.setState('closed');
-        this.options.onAuthFailure?.(event.reason || 'Unauthorized');
-        return;
-      }
-      this.scheduleReconnect();
-    });
-    // 'error' is always followed by 'close', which does the work.
-  }
-
-  private handle(message: Message): void {
-    switch (message.type) {
-      case 'connection_ack': {
-        if (this.ackTimer !== null) clearTimeout(this.ackTimer);
-        this.ackTimer = null;
-        this.acknowledged = true;
-        this.attempt = 0;
-        const reconnected = this.everConnected;
-        this.everConnected = true;
-        this.setState('connected');
-        for (const id of this.operations.keys()) this.sendSubscribe(id);
-        this.options.onConnected?.(reconnected);
-        return;
-      }
-      case 'ping':
-        this.send({ type: 'pong' });
-        return;
-      case 'pong':
-        return;
-      case 'next':
-        this.operations.get(message.id)?.sink.next(message.payload);
-        return;
-      case 'error': {
-        const op = this.operations.get(message.id);
-        this.operations.delete(message.id);
-        op?.sink.error?.(Array.isArray(message.payload) ? message.payload : []);
-        return;
-      }
-      case 'complete': {
-        const op = this.operations.get(message.id);
-        this.operations.delete(message.id);
-        op?.sink.complete?.();
-        return;
-      }
-    }
-  }
-
-  private sendSubscribe(id: string): void {
-    const op = this.operations.get(id);
-    if (!op) return;
-    this.send({ type: 'subscribe', id, payload: { query: op.query, variables: op.variables } });
-  }
-
-  private send(message: Record<string, unknown>): void {
-    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
-  }
-
-  private scheduleReconnect(): void {
     this.setState('reconnecting');
-    const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** this.attempt);
-    this.attempt += 1;
-    // Full jitter on the upper half, so many tabs do not reconnect in lockstep.
-    const wait = delay / 2 + Math.random() * (delay / 2);
-    this.reconnectTimer = setTimeout(() => this.reconnectNow(), wait);
   }
 
-  private reconnectNow(): void {
-    if (this.reconnectTimer !== null) clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = null;
-    if (!this.stopped) this.connect();
+  /** graphql-ws waits on this before each reconnect. */
+  private waitBeforeRetry(retries: number): Promise<void> {
+    return this.wait(this.backoffMs(retries));
   }
 
-  private clearTimers(): void {
-    if (this.reconnectTimer !== null) clearTimeout(this.reconnectTimer);
-    if (this.ackTimer !== null) clearTimeout(this.ackTimer);
-    this.reconnectTimer = null;
-    this.ackTimer = null;
+  /** Resolves after `ms`, or at once when the browser comes back online; never after stop(). */
+  private wait(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const cancelWait = () => {
+        window.removeEventListener('online', finish);
+        clearTimeout(timer);
+        this.pendingWaits.delete(cancelWait);
+      };
+      const finish = () => {
+        cancelWait();
+        resolve();
+      };
+      const timer = setTimeout(finish, ms);
+      window.addEventListener('online', finish);
+      this.pendingWaits.add(cancelWait);
+    });
+  }
+
+  /** Exponential, with full jitter on the upper half so many tabs do not reconnect in lockstep. */
+  private backoffMs(attempt: number): number {
+    const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** attempt);
+    return delay / 2 + Math.random() * (delay / 2);
   }
 
   private setState(state: ConnectionState): void {

@@ -1,0 +1,99 @@
+// Every GraphQL document the dashboard sends, in one place, so that one unit test
+// (test/unit/dashboard-documents.test.ts) can parse each and validate it against schema.graphql:
+// a misspelt field or a wrong argument type fails the build's tests, not the merchant's browser.
+// Only string constants here (no imports), so the test can load this file outside a browser.
+// An exported constant that starts with `query`, `mutation` or `subscription` is a document;
+// the `*_FIELDS` selections are shared pieces of them.
+
+// ---- Merchant and balance ----
+
+export const WEBHOOK_ENDPOINT_FIELDS = 'url secret enabled createdAt';
+
+export const MERCHANT_QUERY = `query DashboardMerchant {
+  merchant {
+    id name status
+    balance { usdAvailable usdPendingWithdrawal updatedAt }
+    webhookEndpoint { ${WEBHOOK_ENDPOINT_FIELDS} }
+  }
+}`;
+
+// ---- Rate and volume ----
+
+export const RATE_QUERY = `query DashboardRate($from: String!, $to: String) {
+  rate(from: $from, to: $to) { rateId rate inverseRate marketRate feeBps minDepositNgn from to expiresAt }
+}`;
+
+export const SETTLED_VOLUME_QUERY = `query DashboardSettledVolume($days: Int) {
+  settledVolume(days: $days) { day usd count }
+}`;
+
+// ---- Deposits ----
+
+export const DEPOSIT_FIELDS = `id depositId onrampId amountNgn amountAsset asset chain status txHash
+  flagReason failureReason bankReference createdAt updatedAt settledAt`;
+
+export const DEPOSITS_QUERY = `query DashboardDeposits($first: Int) {
+  deposits(first: $first) { edges { node { ${DEPOSIT_FIELDS} } } }
+}`;
+
+export const DEPOSIT_QUERY = `query DashboardDeposit($id: ID!) {
+  deposit(id: $id) {
+    ${DEPOSIT_FIELDS} paymentReference userEmail rateId
+    statusHistory { status event at }
+  }
+}`;
+
+/** The live table's subscription (graphql-ws): every deposit of the merchant as it changes. */
+export const DEPOSIT_UPDATED_SUBSCRIPTION = `subscription DashboardDepositUpdated {
+  depositUpdated { ${DEPOSIT_FIELDS} }
+}`;
+
+// ---- Onramps ----
+
+export const ONRAMP_FIELDS = `onrampId type status userEmail rateId expiresAt createdAt
+  virtualAccount { accountNumber accountName bankName bankCode }`;
+
+export const ONRAMPS_QUERY = `query DashboardOnramps($first: Int) {
+  onramps(first: $first) { edges { node { ${ONRAMP_FIELDS} } } }
+}`;
+
+export const CREATE_ONRAMP_MUTATION = `mutation DashboardCreateOnramp($input: CreateOnrampInput!) {
+  createOnramp(input: $input) { clientSecret onramp { ${ONRAMP_FIELDS} } }
+}`;
+
+// ---- Webhooks ----
+
+export const WEBHOOK_DELIVERY_FIELDS = `id eventId event status attemptCount lastStatusCode nextAttemptAt createdAt replay
+  attempts { number statusCode error latencyMs attemptedAt }`;
+
+export const SET_WEBHOOK_ENDPOINT_MUTATION = `mutation DashboardSetWebhookEndpoint($url: String!) {
+  setWebhookEndpoint(url: $url) { ${WEBHOOK_ENDPOINT_FIELDS} }
+}`;
+
+export const ROTATE_WEBHOOK_SECRET_MUTATION = `mutation DashboardRotateWebhookSecret {
+  rotateWebhookSecret { ${WEBHOOK_ENDPOINT_FIELDS} }
+}`;
+
+export const WEBHOOK_DELIVERIES_QUERY = `query DashboardWebhookDeliveries($first: Int) {
+  webhookDeliveries(first: $first) { edges { node { ${WEBHOOK_DELIVERY_FIELDS} } } }
+}`;
+
+export const REPLAY_WEBHOOK_EVENT_MUTATION = `mutation DashboardReplayWebhookEvent($eventId: ID!) {
+  replayWebhookEvent(eventId: $eventId) { ${WEBHOOK_DELIVERY_FIELDS} }
+}`;
+
+// ---- Sandbox ----
+
+export const SIMULATE_DEPOSIT_MUTATION = `mutation DashboardSimulateDeposit($input: SimulateDepositInput!) {
+  simulateDeposit(input: $input) { depositId status amountNgn bankReference }
+}`;
+
+export const SIMULATE_REVERSAL_MUTATION = `mutation DashboardSimulateReversal($bankReference: String!) {
+  simulateReversal(bankReference: $bankReference) { depositId status amountNgn bankReference }
+}`;
+
+export const SET_SANDBOX_SCENARIO_MUTATION = `mutation DashboardSetSandboxScenario($input: SandboxScenarioInput!) {
+  setSandboxScenario(input: $input) {
+    fxFailure chainOutage riskReject rateSourceDown autoDepositNgn autoDepositDelaySeconds
+  }
+}`;
