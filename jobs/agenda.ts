@@ -1,6 +1,6 @@
-import { Agenda } from 'agenda';
+import { Agenda, InMemoryNotificationChannel } from 'agenda';
 import { PostgresBackend } from '@agendajs/postgres-backend';
-import { MongoBackend } from '@agendajs/mongo-backend';
+import { MongoBackend, MongoJobRepository, type Db } from '@agendajs/mongo-backend';
 import { Client, Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -14,6 +14,8 @@ import type { Config } from '../src/config';
 /** Agenda and the PostgreSQL pool we gave it (none with MongoDB), to end after a drain. */
 export interface AgendaStore {
   agenda: Agenda;
+  /** Agenda's MongoDB database once connected (for /health); undefined with PostgreSQL. */
+  mongoDb(): Db | undefined;
   close(): Promise<void>;
 }
 
@@ -45,8 +47,16 @@ export function createAgenda(
     processEvery: config.JOB_POLL_MS,
     maxConcurrency: 50,
     defaultConcurrency: 10,
+    // The PostgreSQL store's LISTEN channel runs a job this runner saves (the first rates at
+    // start-up, `enqueue`) at once; MongoDB has none without a replica set (change streams),
+    // so this runner's own saves are announced in process instead of waiting for the next
+    // poll. Settlement, payouts and webhooks never wait for either: the database's NOTIFY
+    // wakes them (deposit-events.ts), whichever store Agenda uses.
+    ...(pool ? {} : { notificationChannel: new InMemoryNotificationChannel() }),
   });
-  return { agenda, close: async () => pool?.end().catch(() => undefined) };
+  const mongoDb = () =>
+    backend.repository instanceof MongoJobRepository ? backend.repository.getDb() : undefined;
+  return { agenda, mongoDb, close: async () => pool?.end().catch(() => undefined) };
 }
 
 export function backendName(config: Config): 'mongodb' | 'postgres' {
