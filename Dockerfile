@@ -9,7 +9,8 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts
+# tsc only: no platform binaries (embedded PostgreSQL's, anvil) are needed to build.
+RUN npm ci --omit=optional --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
