@@ -6,10 +6,11 @@
 # Configuration comes from the environment (see README.md, Configuration); DATABASE_URL is required.
 
 # --- build: compile src/ and jobs/ to dist/ with tsc ---
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts
+# tsc only: no platform binaries (embedded PostgreSQL's, anvil) are needed to build.
+RUN npm ci --omit=optional --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
@@ -18,15 +19,17 @@ COPY dashboard ./dashboard
 RUN npm run build
 
 # --- runtime: production dependencies and compiled output only ---
-FROM node:20-bookworm-slim AS runtime
+# Without the sandbox's parts: embedded PostgreSQL, TypeScript and solc are devDependencies and
+# anvil is optional, so none is installed here (about 140 MB less). Nothing the gateway, the
+# runner or bin/onramp.js loads needs them: embedded PostgreSQL and the local chains (with the
+# token contract's artefact) are started by `npm start` only, never in this image.
+FROM node:24-bookworm-slim AS runtime
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+RUN npm ci --omit=dev --omit=optional --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
-# The token contract's compiled artefact: local chains deploy it (`npm start`, not production).
-COPY contracts/artifacts ./contracts/artifacts
 # Inside a container the gateway must listen on all interfaces, not on loopback (the default).
 ENV HOST=0.0.0.0 PORT=4000
 USER node
@@ -35,4 +38,8 @@ USER node
 # container: set INTERNAL_HOST=0.0.0.0 for a scraper on the container network, and never
 # publish that port.
 EXPOSE 4000 4001
+# The gateway's /health (slim images have no curl; node's fetch does). The job runner's
+# container overrides it with its own port (docker-compose.yml): PORT is the gateway's.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=5 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 4000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "--max-old-space-size=128", "dist/src/gateway.js"]

@@ -1,6 +1,6 @@
-import { Agenda } from 'agenda';
+import { Agenda, InMemoryNotificationChannel } from 'agenda';
 import { PostgresBackend } from '@agendajs/postgres-backend';
-import { MongoBackend } from '@agendajs/mongo-backend';
+import { MongoBackend, MongoClient, type Db } from '@agendajs/mongo-backend';
 import { Client, Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -11,9 +11,11 @@ import type { Config } from '../src/config';
  * layout, when AGENDA_MONGODB_URL is set. The database stays the source of truth either way:
  * Agenda jobs only trigger work that the services can always re-derive.
  */
-/** Agenda and the PostgreSQL pool we gave it (none with MongoDB), to end after a drain. */
+/** Agenda and the PostgreSQL pool or MongoDB client we gave it, to end after a drain. */
 export interface AgendaStore {
   agenda: Agenda;
+  /** Agenda's MongoDB database (for /health); undefined with PostgreSQL. */
+  mongoDb(): Db | undefined;
   close(): Promise<void>;
 }
 
@@ -22,9 +24,10 @@ export function createAgenda(
   databaseUrl: string,
   name: string,
   log: Logger,
+  mongo?: MongoClient,
 ): AgendaStore {
   let pool: Pool | undefined;
-  if (!config.AGENDA_MONGODB_URL) {
+  if (!mongo) {
     // Our own pool, because the backend's has no 'error' listener: a database restart would
     // otherwise throw an unhandled error and kill the runner. Idle clients that die are
     // logged and replaced on next use.
@@ -33,7 +36,7 @@ export function createAgenda(
   }
   const backend = pool
     ? new PostgresBackend({ pool, tableName: 'agenda_jobs' })
-    : new MongoBackend({ address: config.AGENDA_MONGODB_URL! });
+    : new MongoBackend({ mongo: mongo!.db() });
   // The LISTEN connection reconnects by itself after a database restart; its errors are logged,
   // not left unhandled (which would crash the process).
   backend.notificationChannel?.on('error', (error: Error) =>
@@ -45,8 +48,21 @@ export function createAgenda(
     processEvery: config.JOB_POLL_MS,
     maxConcurrency: 50,
     defaultConcurrency: 10,
+    // The PostgreSQL store's LISTEN channel runs a job this runner saves (the first rates at
+    // start-up, `enqueue`) at once; MongoDB has none without a replica set (change streams),
+    // so this runner's own saves are announced in process instead of waiting for the next
+    // poll. Settlement, payouts and webhooks never wait for either: the database's NOTIFY
+    // wakes them (deposit-events.ts), whichever store Agenda uses.
+    ...(pool ? {} : { notificationChannel: new InMemoryNotificationChannel() }),
   });
-  return { agenda, close: async () => pool?.end().catch(() => undefined) };
+  return {
+    agenda,
+    mongoDb: () => mongo?.db(),
+    close: async () => {
+      await pool?.end().catch(() => undefined);
+      await mongo?.close().catch(() => undefined);
+    },
+  };
 }
 
 export function backendName(config: Config): 'mongodb' | 'postgres' {
@@ -69,7 +85,17 @@ export async function connectAgenda(
   log: Logger,
 ): Promise<AgendaStore> {
   if (config.AGENDA_MONGODB_URL) {
-    const store = createAgenda(config, databaseUrl, name, log);
+    // Our own client, connected first: Agenda leaves a failed connect unhandled (the runner
+    // would die of it 30 s later with a bare driver stack); this fails start-up with a
+    // message, and the runner's /health says MongoDB is down meanwhile.
+    const mongo = new MongoClient(config.AGENDA_MONGODB_URL);
+    try {
+      await mongo.connect();
+    } catch (error) {
+      await mongo.close().catch(() => undefined);
+      throw new Error(`MongoDB (AGENDA_MONGODB_URL) did not answer: ${(error as Error).message}`);
+    }
+    const store = createAgenda(config, databaseUrl, name, log, mongo);
     await store.agenda.ready;
     return store;
   }

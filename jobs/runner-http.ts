@@ -4,7 +4,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { errorBody, ErrorCode } from '../src/domain/errors';
-import type { HealthService } from '../src/system';
+import type { HealthReport, HealthService } from '../src/system';
+import type { JobStoreHealth, JobStoreState } from './job-store-health';
 
 export interface RunnerHttp {
   /** Where it listens, e.g. http://127.0.0.1:4001 (the bound port when JOBS_PORT is 0). */
@@ -13,9 +14,10 @@ export interface RunnerHttp {
 }
 
 /**
- * The job runner's only HTTP: `GET /health` (200, or 503 when the database is unreachable)
- * and `GET /metrics` (Prometheus text), both without a key like the gateway's `/health`.
- * Anything else is 404, in the API's error shape.
+ * The job runner's only HTTP: `GET /health` (200, or 503 when the database, or the job store
+ * when Agenda keeps its jobs in MongoDB, is unreachable) and `GET /metrics` (Prometheus text),
+ * both without a key like the gateway's `/health`. Anything else is 404, in the API's error
+ * shape.
  */
 export async function serveRunnerHttp(options: {
   host: string;
@@ -24,18 +26,19 @@ export async function serveRunnerHttp(options: {
   health: HealthService;
   registry: Registry;
   log: Logger;
+  /** Agenda's store when it is not the database (MongoDB): reported beside it. */
+  jobStore?: JobStoreHealth;
 }): Promise<RunnerHttp> {
-  const { orm, health, registry, log } = options;
+  const { orm, health, registry, log, jobStore } = options;
   const json = (res: ServerResponse, status: number, body: unknown) =>
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && path === '/health') {
-      const report = await health.check(orm.em.fork());
-      if (report.status === 'ok') return json(res, 200, report);
-      const down = errorBody(ErrorCode.ServiceUnavailable, 'The database is unreachable');
-      return json(res, 503, { ...report, ...down });
+      const [report, store] = await Promise.all([health.check(orm.em.fork()), jobStore?.check()]);
+      const answer = healthAnswer(report, jobStore, store);
+      return json(res, answer.status, answer.body);
     }
     if (req.method === 'GET' && path === '/metrics') {
       const text = await registry.metrics();
@@ -71,4 +74,24 @@ export async function serveRunnerHttp(options: {
         server.close(() => resolve());
       }),
   };
+}
+
+/** 200 when the database (and the job store, if any) answers; else 503 naming what does not. */
+function healthAnswer(
+  report: HealthReport,
+  jobStore: JobStoreHealth | undefined,
+  store: JobStoreState | undefined,
+): { status: number; body: Record<string, unknown> } {
+  const body = { ...report, ...(jobStore ? { [jobStore.field]: store } : {}) };
+  const unreachable = [
+    ...(report.database === 'down' ? ['The database'] : []),
+    ...(jobStore && store === 'down' ? [jobStore.label] : []),
+  ];
+  if (unreachable.length === 0) return { status: 200, body };
+  const verb = unreachable.length > 1 ? 'are' : 'is';
+  const down = errorBody(
+    ErrorCode.ServiceUnavailable,
+    `${unreachable.join(' and ')} ${verb} unreachable`,
+  );
+  return { status: 503, body: { ...body, status: 'unavailable', ...down } };
 }

@@ -21,6 +21,7 @@ import { WebhookDispatcher } from '../src/webhooks';
 import { exitGracefullyOnSignals } from '../src/shutdown';
 import { createJobRunnerMetrics } from '../src/metrics/job-runner-metrics';
 import { serveRunnerHttp } from './runner-http';
+import { MongoJobStoreHealth } from './job-store-health';
 import { SettlementDrain } from '../src/deposits';
 import { CHAINS } from '../src/domain/assets';
 
@@ -50,6 +51,8 @@ async function main(): Promise<void> {
   });
   warnAboutSecrets(log, { encryption: services.encryption });
   // Health and metrics first: a port already taken stops start-up before any job is taken.
+  // With MongoDB as Agenda's store, /health reports it too (down until Agenda has connected).
+  const mongoHealth = config.AGENDA_MONGODB_URL ? new MongoJobStoreHealth() : undefined;
   const http = await serveRunnerHttp({
     host: config.HOST,
     port: config.JOBS_PORT,
@@ -57,6 +60,7 @@ async function main(): Promise<void> {
     health: services.health,
     registry: metrics.registry,
     log,
+    jobStore: mongoHealth,
   });
   for (const { chain, why } of services.chains.missing()) {
     log.warn({ chain }, `${chain} payouts wait: ${why}`);
@@ -64,6 +68,8 @@ async function main(): Promise<void> {
   const agendaName = `jobs-${process.pid}`;
   const agendaStore = await connectAgenda(config, databaseUrl, agendaName, log);
   const { agenda } = agendaStore;
+  const mongoDb = agendaStore.mongoDb();
+  if (mongoHealth && mongoDb) mongoHealth.attach(mongoDb);
   const retired = await removeRetiredJobs(agenda);
   if (retired > 0) log.info({ retired }, 'jobs of retired names removed');
   // One pending job per key: asking again reschedules it to now instead of adding another.

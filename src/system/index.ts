@@ -3,7 +3,7 @@
  * Everything else in this folder is the module's own.
  */
 export { CHAIN_HEALTH_SQL, ChainHealthService } from './chain-health.service';
-export { HealthService } from './health.service';
+export { HealthService, type HealthReport } from './health.service';
 export { IdempotencyService, sealContext } from './idempotency.service';
 export type { IdempotencyClaim, IdempotencyScope } from './idempotency.service';
 export { resealIdempotentResponses } from './idempotency-reseal';

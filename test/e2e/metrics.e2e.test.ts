@@ -83,7 +83,11 @@ describe('metrics of the gateway and the job runner', () => {
     // No key needed on the internal listener, and the gateway serves the text format there.
     expect((await request(stack.internalUrl, 'GET', '/metrics')).text).toContain('# TYPE onramp_');
     for (const scraped of [gatewayBefore, runnerBefore]) {
-      expect(value(scraped, 'onramp_process_resident_memory_bytes')).toBeGreaterThan(0);
+      // Node's defaults under their standard names, the service's own under onramp_.
+      expect(value(scraped, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+      expect(value(scraped, 'process_cpu_seconds_total')).toBeGreaterThan(0);
+      expect(value(scraped, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
+      expect(scraped.has('onramp_process_resident_memory_bytes')).toBe(false);
       expect(scraped.get('onramp_deposits')?.type).toBe('gauge');
     }
     expect(gatewayBefore.get(HTTP)?.type).toBe('histogram');
@@ -244,13 +248,13 @@ describe('metrics while the database is down', () => {
         const started = performance.now();
         const first = await scrape(`${gateway.internalUrl}/metrics`);
         expect(performance.now() - started).toBeLessThan(5_000);
-        expect(sampleValue(first, 'onramp_process_resident_memory_bytes')).toBeGreaterThan(0);
+        expect(sampleValue(first, 'process_resident_memory_bytes')).toBeGreaterThan(0);
         // The next count fails and leaves the gauge out; scrapes keep answering meanwhile.
         const scraped = await eventually(async () => {
           const again = await scrape(`${gateway.internalUrl}/metrics`);
           return again.get('onramp_deposits')?.samples.length === 0 ? again : undefined;
         });
-        expect(sampleValue(scraped, 'onramp_process_resident_memory_bytes')).toBeGreaterThan(0);
+        expect(sampleValue(scraped, 'process_resident_memory_bytes')).toBeGreaterThan(0);
         // The scrape before this one counted.
         expect(sampleValue(scraped, `${HTTP}_count`, { route: '/metrics' })).toBeGreaterThan(0);
         // The warning reaches the log pipe a moment after the answer.

@@ -111,10 +111,13 @@ describe('gateway metrics', () => {
       expect(sampleValue(parsed, 'onramp_deposits', { status })).toBeGreaterThanOrEqual(0);
     }
     expect(sampleValue(parsed, 'onramp_graphql_ws_connections')).toBe(3);
-    // Process defaults, with the prefix.
-    expect(parsed.get('onramp_process_resident_memory_bytes')?.type).toBe('gauge');
-    expect(sampleValue(parsed, 'onramp_process_resident_memory_bytes')).toBeGreaterThan(0);
-    for (const name of parsed.keys()) expect(name).toMatch(/^onramp_/);
+    // Process defaults, under their standard names (no prefix); everything else is the service's.
+    expect(parsed.get('process_resident_memory_bytes')?.type).toBe('gauge');
+    expect(sampleValue(parsed, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(parsed.get('process_cpu_seconds_total')?.type).toBe('counter');
+    expect(parsed.get('nodejs_heap_size_used_bytes')?.type).toBe('gauge');
+    expect([...parsed.keys()].filter((name) => name.startsWith('onramp_process_'))).toEqual([]);
+    for (const name of parsed.keys()) expect(name).toMatch(/^(onramp|process|nodejs)_/);
   });
 
   it('still answers when the database fails: the deposits gauge is left out, with a warning', async () => {
@@ -126,7 +129,7 @@ describe('gateway metrics', () => {
     await metrics.refreshDeposits();
     const parsed = parsePrometheusText(await metrics.registry.metrics());
     expect(parsed.get('onramp_deposits')?.samples).toEqual([]);
-    expect(sampleValue(parsed, 'onramp_process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(sampleValue(parsed, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(warn).toHaveBeenCalledWith(
       expect.objectContaining({ metric: 'onramp_deposits' }),
       expect.stringContaining('database unavailable'),
@@ -240,7 +243,7 @@ describe('job runner metrics', () => {
       [{ chain: 'ETHEREUM' }, 0],
     ]);
     expect(sampleValue(parsed, 'onramp_deposits', { status: 'SETTLED' })).toBe(7);
-    expect(sampleValue(parsed, 'onramp_process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(sampleValue(parsed, 'process_resident_memory_bytes')).toBeGreaterThan(0);
   });
 
   it('queries the queue once per scrape for both queue gauges', async () => {
@@ -343,7 +346,7 @@ describe("the job runner's HTTP server", () => {
       expect(scraped.status).toBe(200);
       const parsed = parsePrometheusText(await scraped.text());
       expect(parsed.get('onramp_deposits')?.samples).toEqual([]);
-      expect(sampleValue(parsed, 'onramp_process_resident_memory_bytes')).toBeGreaterThan(0);
+      expect(sampleValue(parsed, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     } finally {
       await http.close();
     }
