@@ -49,19 +49,25 @@ const onrampFields = {
   updated_at: Type.String({ format: 'date-time' }),
 };
 
-export const OnrampResponse = Type.Object(onrampFields);
+export const OnrampResponse = Type.Object(onrampFields, { $id: 'Onramp' });
 
-export const CreatedOnrampResponse = Type.Object({
-  ...onrampFields,
-  client_secret: Type.String({ description: 'oc_...: shown only in this response' }),
-});
+export const CreatedOnrampResponse = Type.Object(
+  {
+    ...onrampFields,
+    client_secret: Type.String({ description: 'oc_...: shown only in this response' }),
+  },
+  { $id: 'CreatedOnramp', description: 'The onramp and its client secret (shown once)' },
+);
 
-export const Pagination = Type.Object({
-  total: Type.Integer(),
-  page: Type.Integer(),
-  per_page: Type.Integer(),
-  total_pages: Type.Integer(),
-});
+export const Pagination = Type.Object(
+  {
+    total: Type.Integer(),
+    page: Type.Integer(),
+    per_page: Type.Integer(),
+    total_pages: Type.Integer(),
+  },
+  { $id: 'Pagination' },
+);
 
 export const PageQuery = {
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
