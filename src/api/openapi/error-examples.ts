@@ -4,9 +4,9 @@ import { ErrorCode, httpStatusOf } from '../../domain/errors';
 const MESSAGES: Record<ErrorCode, string> = {
   [ErrorCode.MissingParameter]: 'Missing required parameter: from',
   [ErrorCode.InvalidParameter]: 'Invalid parameter per_page: must be at most 100',
-  [ErrorCode.Unauthorized]: 'Missing or invalid API key',
+  [ErrorCode.Unauthorized]: 'Authentication required',
   [ErrorCode.Forbidden]: 'This credential may not do that',
-  [ErrorCode.MerchantFrozen]: 'The merchant is frozen',
+  [ErrorCode.MerchantFrozen]: 'This merchant account is frozen; contact support',
   [ErrorCode.NotFound]: 'Not found',
   [ErrorCode.IdempotencyConflict]: 'Idempotency-Key was used with a different request',
   [ErrorCode.PayloadTooLarge]: 'Request body is larger than 65536 bytes',
