@@ -36,8 +36,11 @@ const SUCCESS_TEXT: Record<string, string> = {
 /** Which of the gateway's headers a response carries (docs/api.md, "Errors" and "Idempotency"). */
 function headersOf(status: number, secured: boolean, idempotent: boolean): HeaderName[] {
   const names: HeaderName[] = ['X-Request-Id'];
-  // The per-key limit counts authenticated requests only; public routes answer none of these.
-  if (secured) names.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
+  // The per-key limit counts authenticated requests only: public routes, and a request whose
+  // credential is refused (401), answer none of these.
+  if (secured && status !== 401) {
+    names.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
+  }
   if (status === 429 || status === 503) names.push('Retry-After');
   // Answers under 500 are stored and replayed for a repeated Idempotency-Key.
   if (idempotent && status < 500) names.push('Idempotent-Replayed');
