@@ -56,8 +56,8 @@ function completeResponses(operation: Operation, secured: boolean, idempotent: b
       response.description = SUCCESS_TEXT[status] ?? 'Unavailable';
       if (media) media.example = successExamples[status];
     } else {
-      response.description = errorDescription(code);
-      if (media) media.examples = errorExamples(code);
+      response.description = errorDescription(code, operation.operationId ?? '');
+      if (media) media.examples = errorExamples(code, operation.operationId ?? '');
     }
     response.headers = Object.fromEntries(
       headersOf(code, secured, idempotent).map((name) => [name, headerRef(name)]),

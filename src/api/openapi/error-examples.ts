@@ -20,21 +20,36 @@ const MESSAGES: Record<ErrorCode, string> = {
   [ErrorCode.ServiceUnavailable]: 'The service is unavailable; retry',
 };
 
-/** The codes a status can carry, from the one status table (`httpStatusOf`). */
-export function codesOfStatus(status: number): ErrorCode[] {
-  return Object.values(ErrorCode).filter((code) => httpStatusOf[code] === status);
+/** Codes only some operations answer (by operationId); every other code can come from any. */
+const ONLY_FROM: Partial<Record<ErrorCode, string[]>> = {
+  [ErrorCode.MerchantFrozen]: ['createOnramp', 'createWithdrawal'],
+  [ErrorCode.RateNotFound]: ['createOnramp'],
+  [ErrorCode.RateExpired]: ['createOnramp'],
+  [ErrorCode.InvalidAddress]: ['createOnramp', 'createWithdrawal'],
+  [ErrorCode.InsufficientBalance]: ['createWithdrawal'],
+  [ErrorCode.RateUnavailable]: ['getRate', 'createOnramp'],
+};
+
+/** The codes a status can carry for an operation, from the one status table (`httpStatusOf`). */
+export function codesOfStatus(status: number, operationId: string): ErrorCode[] {
+  return Object.values(ErrorCode).filter(
+    (code) => httpStatusOf[code] === status && (ONLY_FROM[code]?.includes(operationId) ?? true),
+  );
 }
 
-/** A response description naming the codes, e.g. "422: rate_not_found, rate_expired, ...". */
-export function errorDescription(status: number): string {
-  const codes = codesOfStatus(status);
+/** A response description naming the codes, e.g. "Error: `rate_not_found`, ...". */
+export function errorDescription(status: number, operationId: string): string {
+  const codes = codesOfStatus(status, operationId);
   return codes.length > 0 ? `Error: ${codes.map((c) => `\`${c}\``).join(', ')}` : 'Error';
 }
 
 /** Named examples, one per code of the status. */
-export function errorExamples(status: number): Record<string, { value: unknown }> {
+export function errorExamples(
+  status: number,
+  operationId: string,
+): Record<string, { value: unknown }> {
   return Object.fromEntries(
-    codesOfStatus(status).map((code) => [
+    codesOfStatus(status, operationId).map((code) => [
       code,
       { value: { error: { code, message: MESSAGES[code] } } },
     ]),
