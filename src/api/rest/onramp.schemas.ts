@@ -39,9 +39,9 @@ const onrampFields = {
   }),
   expires_at: Nullable(Type.String({ format: 'date-time' })),
   settlement: Type.Object({
-    mode: Type.String(),
-    asset: Type.Optional(Type.String()),
-    chain: Type.Optional(Type.String()),
+    mode: Type.String({ enum: ['AUTO_WITHDRAW', 'MERCHANT_BALANCE'] }),
+    asset: Type.Optional(Type.String({ enum: ['USDC', 'USDT'] })),
+    chain: Type.Optional(Type.String({ enum: ['BASE', 'ETHEREUM', 'POLYGON'] })),
     destination_address: Type.Optional(Type.String()),
   }),
   user: Type.Object({ email: Type.String() }),
