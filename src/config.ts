@@ -182,7 +182,7 @@ export const configSchema = z.object({
    * longer ago than this (the follower's misses, fee bumps, dropped transactions).
    */
   PAYOUT_CONFIRM_GRACE_MS: z.coerce.number().int().min(0).default(5000),
-  /** A payout waiting for a chain that is down this long FLAGs its deposit (API.md: 24 h). */
+  /** A payout waiting for a chain that is down this long FLAGs its deposit (docs/api.md, "Deposits": 24 h). */
   CHAIN_OUTAGE_MAX_SECONDS: positiveInt(86_400),
   /** File of blocklisted destination addresses, one per line ('#' comments); risk review refuses them. */
   RISK_BLOCKLIST_FILE: z.string().min(1).optional(),
@@ -190,7 +190,7 @@ export const configSchema = z.object({
   WITHDRAWAL_MIN_USD: usdAmount('1'),
   /** Block time of the local anvil chains `npm start` runs, in seconds. */
   LOCAL_CHAIN_BLOCK_SECONDS: positiveInt(1),
-  /** A webhook attempt that has not answered after this long counts as failed (API.md: 15 s). */
+  /** A webhook attempt that has not answered after this long counts as failed (docs/api.md, "Webhooks": 15 s). */
   WEBHOOK_TIMEOUT_MS: positiveInt(15_000),
   /** How often a job runner looks for webhook retries that are due. */
   WEBHOOK_POLL_MS: positiveInt(1000),

@@ -14,15 +14,9 @@ import { buildGraphQLSchema } from './graphql/schema';
 import { requestContextOf } from './principal';
 import { registerRateLimit, type PostgresRateLimitStore } from './rate-limit';
 import { registerIdempotency } from './idempotency';
-import { ErrorResponse } from './rest/schemas';
-import { healthRoutes } from './rest/routes/health.route';
-import { ratesRoutes } from './rest/routes/rates.route';
-import { onrampRoutes } from './rest/routes/onramps.route';
-import { bankNotificationRoutes } from './rest/routes/bank-notifications.route';
-import { depositRoutes } from './rest/routes/deposits.route';
-import { merchantRoutes } from './rest/routes/merchant.route';
-import { withdrawalRoutes } from './rest/routes/withdrawals.route';
-import { sandboxRoutes } from './rest/routes/sandbox.route';
+import { addSharedSchemas } from './rest/shared-schemas';
+import { restRoutes } from './rest/routes';
+import { openApiOptions } from './openapi/openapi-options';
 import { validatorCompiler } from './validation';
 import { refuseNulCharacters } from './nul-characters';
 import { attachGraphQLWebSocket } from './ws';
@@ -64,7 +58,7 @@ export async function buildGateway(options: GatewayOptions) {
   ).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
-  app.addSchema(ErrorResponse);
+  addSharedSchemas(app as unknown as FastifyInstance);
   installErrorPath(app as unknown as FastifyInstance, { limiter, isGraphQL: isGraphQLRequest });
 
   const deployment = { environment: environmentOf(services.config), clock: services.clock };
@@ -131,23 +125,8 @@ export async function buildGateway(options: GatewayOptions) {
 
   app.addHook('preValidation', async (request) => refuseNulCharacters(request));
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'NGN onramp API',
-        version: options.version,
-        description:
-          'REST /v1 of the NGN-to-stablecoin onramp service. Errors: {"error": {"code", "message", "details"?}}.',
-      },
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'sk_test_ / sk_live_ secret key' },
-        },
-      },
-      security: [{ bearer: [] }],
-    },
-  });
+  // The same options as `npm run openapi` (docs/openapi.json), so both documents agree.
+  await app.register(swagger, openApiOptions(options.version));
   await registerRateLimit(app, {
     store: options.rateLimitStore,
     perMinute: services.config.RATE_LIMIT_PER_MINUTE,
@@ -155,15 +134,8 @@ export async function buildGateway(options: GatewayOptions) {
 
   // Root hooks: every POST route, /graphql included, honours Idempotency-Key.
   registerIdempotency(app, { idempotency: services.idempotency });
-  await app.register(healthRoutes(services, options.version));
-  await app.register(ratesRoutes(services));
-  await app.register(onrampRoutes(services));
-  await app.register(bankNotificationRoutes(services));
-  await app.register(depositRoutes(services));
-  await app.register(merchantRoutes(services));
-  await app.register(withdrawalRoutes(services));
-  // Registers nothing in production: /v1/sandbox/* answers 404 there.
-  await app.register(sandboxRoutes(services));
+  // Sandbox routes register nothing in production: /v1/sandbox/* answers 404 there.
+  for (const routes of restRoutes(services, options.version)) await app.register(routes);
   await app.register(dashboardRoutes(services));
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () =>
     app.swagger(),

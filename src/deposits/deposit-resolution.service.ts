@@ -19,7 +19,7 @@ import { dec } from '../domain/money';
 import type { DepositTransitions } from './deposit-transitions';
 
 /**
- * Manual resolution of FLAGGED deposits (API.md): to PENDING_FX at the current rate, from
+ * Manual resolution of FLAGGED deposits (docs/api.md, "Deposits"): to PENDING_FX at the current rate, from
  * where the job runner converts it like any other deposit, or to FAILED 'Returned to sender
  * after review'. A deposit FLAGGED after FX first has its conversion unwound (see
  * `planResolution`), so both ways start from NGN held in suspense.

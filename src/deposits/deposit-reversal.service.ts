@@ -28,7 +28,7 @@ export interface ReversalOutcome {
   reversed: boolean;
 }
 
-/** Where a reversal leaves a deposit (API.md): null keeps the status it has. */
+/** Where a reversal leaves a deposit (docs/api.md, "Deposits"): null keeps the status it has. */
 function statusAfterReversal(
   status: DepositStatus,
   converted: boolean,

@@ -1,6 +1,6 @@
 import type { Dec } from './money';
 
-/** flag_reason and failure_reason texts: the spec's where it gives one, API.md's, then ours. */
+/** flag_reason and failure_reason texts: the spec's where it gives one, docs/api.md's, then ours. */
 export const REASON = {
   afterOnrampExpiry: 'Deposit received after onramp expiry',
   afterRateExpiry: 'Deposit received after rate expiry',

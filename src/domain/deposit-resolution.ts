@@ -1,6 +1,6 @@
 import type { DepositStatus } from './deposit-state-machine';
 
-/** What an operator decided for a FLAGGED deposit (API.md, manual resolution). */
+/** What an operator decided for a FLAGGED deposit (docs/api.md, "Deposits", manual resolution). */
 export type Resolution = 'settle' | 'return';
 
 export type PayoutState = 'PENDING' | 'SIGNED' | 'CONFIRMED' | 'FAILED' | 'CANCELLED';

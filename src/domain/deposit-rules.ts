@@ -75,7 +75,7 @@ export function dailyLimitDecision(
 }
 
 /**
- * Deposits counted against the daily limits (API.md): reached PENDING_FX or later and not
+ * Deposits counted against the daily limits (docs/api.md, "Deposits"): reached PENDING_FX or later and not
  * FAILED, FLAGGED or REVERSED.
  */
 export function countsAgainstLimits(status: DepositStatus): boolean {

@@ -3,7 +3,7 @@ import { canMove, checkMove, IllegalTransitionError, type TransitionTable } from
 export { IllegalTransitionError };
 
 /**
- * The deposit lifecycle as data: the spec's transition table plus the moves API.md adds
+ * The deposit lifecycle as data: the spec's transition table plus the moves docs/api.md adds
  * (manual resolution, reversal outcomes). One generic function checks a move; services do
  * "transition, save, write the event" in one transaction.
  */
@@ -37,7 +37,7 @@ export const DEPOSIT_TRANSITIONS: Readonly<Record<DepositStatus, readonly Deposi
   REVERSED: [],
 };
 
-/** Each entry into a status produces exactly one event of this kind (API.md, Webhooks). */
+/** Each entry into a status produces exactly one event of this kind (docs/api.md, "Webhooks"). */
 export const EVENT_ON_ENTRY: Readonly<Record<DepositStatus, string>> = {
   PENDING_FX: 'deposit.created',
   PENDING_WITHDRAWAL: 'deposit.pending_withdrawal',

@@ -21,7 +21,7 @@ export enum ErrorCode {
   ServiceUnavailable = 'service_unavailable',
 }
 
-/** HTTP status of each code: the table in API.md, in one place. */
+/** HTTP status of each code: the table in docs/api.md ("Errors"), in one place. */
 export const httpStatusOf: Record<ErrorCode, number> = {
   [ErrorCode.MissingParameter]: 400,
   [ErrorCode.InvalidParameter]: 400,

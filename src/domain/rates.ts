@@ -14,7 +14,7 @@ export interface PricedQuote {
 }
 
 /**
- * The fee rule of API.md: it applies in the direction the user is paid in, so it always
+ * The fee rule of docs/api.md ("Rates"): it applies in the direction the user is paid in, so it always
  * reduces what the user receives:
  *   inverse_rate = market_inverse x (1 - fee_bps / 10000), rounded down (never in the user's
  *   favour beyond the quote), and rate = 1 / inverse_rate, rounded up (the user never pays less

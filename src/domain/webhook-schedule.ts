@@ -1,5 +1,5 @@
 /**
- * The webhook retry schedule (API.md): the first attempt at once, then at most 10 retries with
+ * The webhook retry schedule (docs/api.md, "Webhooks"): the first attempt at once, then at most 10 retries with
  * exponential backoff and jitter, the first about 5 s after the first attempt and the last
  * about 24 h after it. Retry k is planned at `offset(k)` after the first attempt, where the
  * offsets grow geometrically from 5 s to 24 h; jitter moves each retry within ±10% of the gap

@@ -95,7 +95,10 @@ export class OperatorService {
     );
   }
 
-  /** Manual resolution (API.md): FLAGGED to PENDING_FX at the current rate, or to FAILED. */
+  /**
+   * Manual resolution (docs/api.md, "Deposits"): FLAGGED to PENDING_FX at the current rate, or
+   * to FAILED.
+   */
   async resolveDeposit(
     em: EntityManager,
     actor: string,

@@ -144,7 +144,7 @@ export class AdminResolver {
   }
 
   @Mutation(() => DepositNode, {
-    description: 'Resolves a FLAGGED deposit (manual resolution, API.md).',
+    description: 'Resolves a FLAGGED deposit (manual resolution, docs/api.md).',
   })
   async resolveDeposit(
     @Arg('id', () => ID) id: string,

@@ -214,7 +214,7 @@ export function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinit
 }
 
 /**
- * Depth, alias and cost limits as a validation rule, always on (API.md), so a hostile document
+ * Depth, alias and cost limits as a validation rule, always on (docs/api.md, "GraphQL"), so a hostile document
  * cannot make the gateway do unbounded work. Page sizes given as variables count as 1 here;
  * `operationLimitError` checks them with the request's values before execution.
  */

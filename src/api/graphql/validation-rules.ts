@@ -64,7 +64,7 @@ const noNulStrings: ValidationRule = (context) => ({
   },
 });
 
-/** Introspection refused in production, on both transports (API.md). */
+/** Introspection refused in production, on both transports (docs/api.md, "GraphQL"). */
 const noIntrospection = withInvalidParameterCode(NoSchemaIntrospectionCustomRule);
 
 /**

@@ -6,26 +6,29 @@ const NullableString = (options: Parameters<typeof Type.String>[0] = {}) =>
   Type.Union([Type.String(options), Type.Null()]);
 
 /** The Deposit object: the spec's table; the serializer drops anything not declared here. */
-export const DepositResponse = Type.Object({
-  deposit_id: Type.String(),
-  onramp_id: Type.String(),
-  merchant_id: Type.String(),
-  payment_reference: Type.String(),
-  user_email: Type.String(),
-  amount_ngn: Type.String({ description: 'NGN received, 2 decimals' }),
-  bank_reference: Type.String(),
-  rate_id: NullableString({ description: 'Null for PERMANENT onramps' }),
-  amount_asset: NullableString({ description: 'Asset units, 6 decimals rounded down' }),
-  asset: NullableString(),
-  chain: NullableString(),
-  tx_hash: NullableString({ description: 'Set after on-chain settlement' }),
-  status: Type.String({ enum: [...DEPOSIT_STATUSES] }),
-  failure_reason: NullableString(),
-  flag_reason: NullableString(),
-  created_at: Type.String({ format: 'date-time' }),
-  settled_at: NullableString({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
-});
+export const DepositResponse = Type.Object(
+  {
+    deposit_id: Type.String(),
+    onramp_id: Type.String(),
+    merchant_id: Type.String(),
+    payment_reference: Type.String(),
+    user_email: Type.String(),
+    amount_ngn: Type.String({ description: 'NGN received, 2 decimals' }),
+    bank_reference: Type.String(),
+    rate_id: NullableString({ description: 'Null for PERMANENT onramps' }),
+    amount_asset: NullableString({ description: 'Asset units, 6 decimals rounded down' }),
+    asset: NullableString(),
+    chain: NullableString(),
+    tx_hash: NullableString({ description: 'Set after on-chain settlement' }),
+    status: Type.String({ enum: [...DEPOSIT_STATUSES] }),
+    failure_reason: NullableString(),
+    flag_reason: NullableString(),
+    created_at: Type.String({ format: 'date-time' }),
+    settled_at: NullableString({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Deposit', description: 'One NGN bank transfer into an onramp virtual account' },
+);
 
 export const DepositListQuery = Type.Object({
   onramp_id: Type.Optional(Type.String({ maxLength: 100 })),
@@ -51,14 +54,17 @@ export const DepositListQuery = Type.Object({
   ...PageQuery,
 });
 
-export const BalanceResponse = Type.Object({
-  merchant_id: Type.String(),
-  balances: Type.Object({
-    usd_available: Type.String({ description: 'USD, 6 decimals' }),
-    usd_pending_withdrawal: Type.String({ description: 'USD, 6 decimals' }),
-  }),
-  updated_at: Type.String({ format: 'date-time' }),
-});
+export const BalanceResponse = Type.Object(
+  {
+    merchant_id: Type.String(),
+    balances: Type.Object({
+      usd_available: Type.String({ description: 'USD, 6 decimals' }),
+      usd_pending_withdrawal: Type.String({ description: 'USD, 6 decimals' }),
+    }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'MerchantBalance' },
+);
 
 export const SimulateDepositBody = Type.Object(
   {

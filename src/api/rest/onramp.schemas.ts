@@ -39,9 +39,9 @@ const onrampFields = {
   }),
   expires_at: Nullable(Type.String({ format: 'date-time' })),
   settlement: Type.Object({
-    mode: Type.String(),
-    asset: Type.Optional(Type.String()),
-    chain: Type.Optional(Type.String()),
+    mode: Type.String({ enum: ['AUTO_WITHDRAW', 'MERCHANT_BALANCE'] }),
+    asset: Type.Optional(Type.String({ enum: ['USDC', 'USDT'] })),
+    chain: Type.Optional(Type.String({ enum: ['BASE', 'ETHEREUM', 'POLYGON'] })),
     destination_address: Type.Optional(Type.String()),
   }),
   user: Type.Object({ email: Type.String() }),
@@ -49,19 +49,25 @@ const onrampFields = {
   updated_at: Type.String({ format: 'date-time' }),
 };
 
-export const OnrampResponse = Type.Object(onrampFields);
+export const OnrampResponse = Type.Object(onrampFields, { $id: 'Onramp' });
 
-export const CreatedOnrampResponse = Type.Object({
-  ...onrampFields,
-  client_secret: Type.String({ description: 'oc_...: shown only in this response' }),
-});
+export const CreatedOnrampResponse = Type.Object(
+  {
+    ...onrampFields,
+    client_secret: Type.String({ description: 'oc_...: shown only in this response' }),
+  },
+  { $id: 'CreatedOnramp', description: 'The onramp and its client secret (shown once)' },
+);
 
-export const Pagination = Type.Object({
-  total: Type.Integer(),
-  page: Type.Integer(),
-  per_page: Type.Integer(),
-  total_pages: Type.Integer(),
-});
+export const Pagination = Type.Object(
+  {
+    total: Type.Integer(),
+    page: Type.Integer(),
+    per_page: Type.Integer(),
+    total_pages: Type.Integer(),
+  },
+  { $id: 'Pagination' },
+);
 
 export const PageQuery = {
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),

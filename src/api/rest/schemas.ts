@@ -1,20 +1,30 @@
-import { Type } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
+import { ErrorCode } from '../../domain/errors';
 
-/** The error body of API.md, declared once for every route's error responses. */
+/**
+ * A reference to a shared (named) schema, typed as the schema itself. Shared schemas are added
+ * to the gateway once (`addSharedSchemas`); the OpenAPI document names them after their `$id`
+ * (components/schemas), and the response serializer resolves the reference.
+ */
+export const refTo = <T extends TSchema & { $id?: string }>(schema: T) =>
+  Type.Unsafe<Static<T>>(Type.Ref(schema.$id!));
+
+/** The error body of docs/api.md ("Errors"); `code` is one of the service's fixed codes. */
 export const ErrorResponse = Type.Object(
   {
     error: Type.Object({
-      code: Type.String(),
-      message: Type.String(),
+      code: Type.String({
+        enum: Object.values(ErrorCode),
+        description: 'Fixed list; GraphQL answers the same name in UPPER_SNAKE case',
+      }),
+      message: Type.String({ description: 'For people; may change without notice' }),
       details: Type.Optional(Type.String()),
     }),
   },
-  { $id: 'ErrorResponse', description: 'Error body: {"error": {"code", "message", "details"?}}' },
+  { $id: 'Error', description: 'Error body: {"error": {"code", "message", "details"?}}' },
 );
 
-const errorRef = Type.Unsafe<{ error: { code: string; message: string; details?: string } }>(
-  Type.Ref('ErrorResponse'),
-);
+const errorRef = refTo(ErrorResponse);
 
 /** Error responses every authenticated route can give. */
 export function errorResponses(...statuses: number[]): Record<number, typeof errorRef> {
@@ -35,5 +45,21 @@ export const RateResponse = Type.Object(
     created_at: Type.String({ format: 'date-time' }),
     expires_at: Type.String({ format: 'date-time' }),
   },
-  { $id: 'Rate' },
+  { $id: 'Rate', description: 'A firm quote; published rates never change' },
+);
+
+export const HealthResponse = Type.Object(
+  {
+    status: Type.String({ enum: ['ok', 'unavailable'] }),
+    database: Type.String({ enum: ['ok', 'down'] }),
+    environment: Type.String({ enum: ['sandbox', 'production'] }),
+    version: Type.String(),
+    error: Type.Optional(
+      Type.Object({
+        code: Type.String({ enum: Object.values(ErrorCode) }),
+        message: Type.String(),
+      }),
+    ),
+  },
+  { $id: 'Health', description: 'The same shape with 200 (ok) and 503 (unavailable)' },
 );

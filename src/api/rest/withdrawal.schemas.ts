@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { PageQuery, Pagination } from './onramp.schemas';
+import { refTo } from './schemas';
 
 export const WITHDRAWAL_STATUSES = ['PENDING', 'BROADCAST', 'COMPLETED', 'FAILED'] as const;
 
@@ -22,22 +23,25 @@ export const WithdrawBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** The Withdrawal object of API.md; the serializer drops anything not declared here. */
-export const WithdrawalResponse = Type.Object({
-  withdrawal_id: Type.String(),
-  amount: Type.String({ description: 'USD, 6 decimals' }),
-  asset: Type.String({ enum: ['USDC', 'USDT'] }),
-  chain: Type.String({ enum: ['BASE', 'ETHEREUM', 'POLYGON'] }),
-  destination_address: Type.String(),
-  status: Type.String({ enum: [...WITHDRAWAL_STATUSES] }),
-  tx_hash: Type.Union([Type.String(), Type.Null()], { description: 'Set once broadcast' }),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
-});
+/** The Withdrawal object of docs/api.md; the serializer drops anything not declared here. */
+export const WithdrawalResponse = Type.Object(
+  {
+    withdrawal_id: Type.String(),
+    amount: Type.String({ description: 'USD, 6 decimals' }),
+    asset: Type.String({ enum: ['USDC', 'USDT'] }),
+    chain: Type.String({ enum: ['BASE', 'ETHEREUM', 'POLYGON'] }),
+    destination_address: Type.String(),
+    status: Type.String({ enum: [...WITHDRAWAL_STATUSES] }),
+    tx_hash: Type.Union([Type.String(), Type.Null()], { description: 'Set once broadcast' }),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Withdrawal', description: 'A withdrawal of the USD balance as a stablecoin' },
+);
 
 export const WithdrawalListQuery = Type.Object(PageQuery);
 
 export const WithdrawalListResponse = Type.Object({
-  withdrawals: Type.Array(WithdrawalResponse),
-  pagination: Pagination,
+  withdrawals: Type.Array(refTo(WithdrawalResponse)),
+  pagination: refTo(Pagination),
 });

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The spec's deposit transitions plus API.md's (manual resolution, reversal outcomes). The
+ * The spec's deposit transitions plus docs/api.md's (manual resolution, reversal outcomes). The
  * domain module `deposit-state-machine.ts` holds the same table; a test keeps them equal.
  */
 const TRANSITIONS: Array<[string, string]> = [

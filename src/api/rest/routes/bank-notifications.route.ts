@@ -151,6 +151,7 @@ export const bankNotificationRoutes =
         config: { public: true },
         validatorCompiler: rawBodyValidator,
         schema: {
+          operationId: 'receiveBankNotification',
           summary: 'Bank provider notification: an inbound NGN transfer or its reversal',
           description:
             'Called by the bank provider, not by merchants. Authenticated by the x-bank-signature ' +

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { Services } from '../../../container';
 import { requestContextOf } from '../../principal';
 import { pageInfo, parsePage } from '../../../domain/pagination';
-import { errorResponses } from '../schemas';
+import { errorResponses, refTo } from '../schemas';
 import { IdParams, Pagination } from '../onramp.schemas';
 import { DepositListQuery, DepositResponse } from '../deposit.schemas';
 import { publicDeposit } from '../../../deposits';
@@ -16,11 +16,15 @@ export const depositRoutes =
       {
         config: { clientSecret: true },
         schema: {
+          operationId: 'listDeposits',
           summary: 'List deposits, newest first (a client secret: its onramp only)',
           tags: ['deposits'],
           querystring: DepositListQuery,
           response: {
-            200: Type.Object({ deposits: Type.Array(DepositResponse), pagination: Pagination }),
+            200: Type.Object({
+              deposits: Type.Array(refTo(DepositResponse)),
+              pagination: refTo(Pagination),
+            }),
             ...errorResponses(403),
           },
         },
@@ -50,10 +54,11 @@ export const depositRoutes =
       {
         config: { clientSecret: true },
         schema: {
+          operationId: 'getDeposit',
           summary: 'Get one deposit (a client secret: of its onramp only)',
           tags: ['deposits'],
           params: IdParams,
-          response: { 200: DepositResponse, ...errorResponses(403, 404) },
+          response: { 200: refTo(DepositResponse), ...errorResponses(403, 404) },
         },
       },
       async (request) => {

@@ -1,15 +1,7 @@
-import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../../container';
 import { ErrorCode } from '../../../domain/errors';
-
-const HealthResponse = Type.Object({
-  status: Type.String({ enum: ['ok', 'unavailable'] }),
-  database: Type.String({ enum: ['ok', 'down'] }),
-  environment: Type.String(),
-  version: Type.String(),
-  error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
-});
+import { HealthResponse, refTo } from '../schemas';
 
 export const healthRoutes =
   (services: Services, version: string): FastifyPluginAsyncTypebox =>
@@ -19,9 +11,10 @@ export const healthRoutes =
       {
         config: { public: true },
         schema: {
-          summary: 'Reachability and database check',
+          operationId: 'getHealth',
+          summary: 'Reachability and database check (no key)',
           tags: ['health'],
-          response: { 200: HealthResponse, 503: HealthResponse },
+          response: { 200: refTo(HealthResponse), 503: refTo(HealthResponse) },
         },
       },
       async (request, reply) => {

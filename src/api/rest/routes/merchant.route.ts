@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../../container';
 import { requireSecretKey } from '../../../merchants';
-import { errorResponses } from '../schemas';
+import { errorResponses, refTo } from '../schemas';
 import { BalanceResponse } from '../deposit.schemas';
 import { presentBalance } from '../presenters';
 
@@ -12,9 +12,10 @@ export const merchantRoutes =
       '/v1/merchant/balance',
       {
         schema: {
+          operationId: 'getMerchantBalance',
           summary: 'The merchant USD balances, read from the ledger',
           tags: ['merchant'],
-          response: { 200: BalanceResponse, ...errorResponses(403) },
+          response: { 200: refTo(BalanceResponse), ...errorResponses(403) },
         },
       },
       async (request) => {

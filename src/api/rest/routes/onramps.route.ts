@@ -4,7 +4,7 @@ import type { Services } from '../../../container';
 import { requireSecretKey } from '../../../merchants';
 import { requestContextOf } from '../../principal';
 import { pageInfo, parsePage } from '../../../domain/pagination';
-import { errorResponses } from '../schemas';
+import { errorResponses, refTo } from '../schemas';
 import { presentOnramp } from '../presenters';
 import {
   CreatedOnrampResponse,
@@ -22,10 +22,11 @@ export const onrampRoutes =
       '/v1/onramp',
       {
         schema: {
+          operationId: 'createOnramp',
           summary: 'Create an onramp and provision its virtual account',
           tags: ['onramps'],
           body: CreateOnrampBody,
-          response: { 201: CreatedOnrampResponse, ...errorResponses(403, 409, 413, 422) },
+          response: { 201: refTo(CreatedOnrampResponse), ...errorResponses(403, 409, 413, 422) },
         },
       },
       async (request, reply) => {
@@ -54,10 +55,11 @@ export const onrampRoutes =
       {
         config: { clientSecret: true },
         schema: {
+          operationId: 'getOnramp',
           summary: 'Get one onramp (a client secret may read its own)',
           tags: ['onramps'],
           params: IdParams,
-          response: { 200: OnrampResponse, ...errorResponses(403, 404) },
+          response: { 200: refTo(OnrampResponse), ...errorResponses(403, 404) },
         },
       },
       async (request) => {
@@ -75,11 +77,15 @@ export const onrampRoutes =
       '/v1/onramps',
       {
         schema: {
+          operationId: 'listOnramps',
           summary: 'List onramps, newest first',
           tags: ['onramps'],
           querystring: Type.Object(PageQuery),
           response: {
-            200: Type.Object({ onramps: Type.Array(OnrampResponse), pagination: Pagination }),
+            200: Type.Object({
+              onramps: Type.Array(refTo(OnrampResponse)),
+              pagination: refTo(Pagination),
+            }),
             ...errorResponses(403),
           },
         },
@@ -106,10 +112,11 @@ export const onrampRoutes =
       '/v1/onramp/:id/deactivate',
       {
         schema: {
+          operationId: 'deactivateOnramp',
           summary: 'Deactivate a PERMANENT onramp',
           tags: ['onramps'],
           params: IdParams,
-          response: { 200: OnrampResponse, ...errorResponses(403, 404, 409) },
+          response: { 200: refTo(OnrampResponse), ...errorResponses(403, 404, 409) },
         },
       },
       async (request) => {
@@ -123,13 +130,14 @@ export const onrampRoutes =
       '/v1/onramp/:id/revoke_client_secret',
       {
         schema: {
+          operationId: 'revokeOnrampClientSecret',
           summary: "Revoke an onramp's client secret",
           description:
             'From now on the client secret answers 401 and its websockets close (4403). ' +
             'Revoking again answers the onramp.',
           tags: ['onramps'],
           params: IdParams,
-          response: { 200: OnrampResponse, ...errorResponses(403, 404) },
+          response: { 200: refTo(OnrampResponse), ...errorResponses(403, 404) },
         },
       },
       async (request) => {

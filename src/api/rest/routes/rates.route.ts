@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../../container';
-import { errorResponses, RateResponse } from '../schemas';
+import { errorResponses, RateResponse, refTo } from '../schemas';
 import { presentRate } from '../presenters';
 
 export const ratesRoutes =
@@ -11,6 +11,7 @@ export const ratesRoutes =
       '/v1/rates',
       {
         schema: {
+          operationId: 'getRate',
           summary: 'Get a firm NGN quote',
           tags: ['rates'],
           querystring: Type.Object(
@@ -21,7 +22,7 @@ export const ratesRoutes =
             },
             { additionalProperties: true },
           ),
-          response: { 200: RateResponse, ...errorResponses() },
+          response: { 200: refTo(RateResponse), ...errorResponses() },
         },
       },
       async (request) =>

@@ -3,7 +3,7 @@ import { newSandboxBankReference } from '../../../domain/ids';
 import type { Services } from '../../../container';
 import { requireSecretKey } from '../../../merchants';
 import { DomainError, ErrorCode } from '../../../domain/errors';
-import { errorResponses } from '../schemas';
+import { errorResponses, refTo } from '../schemas';
 import { DepositResponse, SimulateDepositBody, SimulateReversalBody } from '../deposit.schemas';
 import { publicDeposit } from '../../../deposits';
 
@@ -23,12 +23,13 @@ export const sandboxRoutes =
       '/v1/sandbox/deposits',
       {
         schema: {
+          operationId: 'simulateDeposit',
           summary: 'Sandbox: simulate an NGN transfer into a virtual account',
           tags: ['sandbox'],
           body: SimulateDepositBody,
           response: {
-            201: DepositResponse,
-            200: DepositResponse,
+            201: refTo(DepositResponse),
+            200: refTo(DepositResponse),
             ...errorResponses(403, 404, 409, 413),
           },
         },
@@ -60,12 +61,13 @@ export const sandboxRoutes =
       '/v1/sandbox/reversals',
       {
         schema: {
+          operationId: 'simulateReversal',
           summary: 'Sandbox: simulate the bank reversing a transfer',
           tags: ['sandbox'],
           body: SimulateReversalBody,
           response: {
-            201: DepositResponse,
-            200: DepositResponse,
+            201: refTo(DepositResponse),
+            200: refTo(DepositResponse),
             ...errorResponses(403, 404, 409, 413),
           },
         },

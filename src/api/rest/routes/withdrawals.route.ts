@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../../container';
 import { requireSecretKey } from '../../../merchants';
 import { pageInfo, parsePage } from '../../../domain/pagination';
-import { errorResponses } from '../schemas';
+import { errorResponses, refTo } from '../schemas';
 import { IdParams } from '../onramp.schemas';
 import {
   WithdrawalListQuery,
@@ -23,10 +23,11 @@ export const withdrawalRoutes =
       '/v1/merchant/withdraw',
       {
         schema: {
+          operationId: 'createWithdrawal',
           summary: 'Withdraw USD balance as a stablecoin (accepted: 202, status PENDING)',
           tags: ['merchant'],
           body: WithdrawBody,
-          response: { 202: WithdrawalResponse, ...errorResponses(403, 409, 413, 422) },
+          response: { 202: refTo(WithdrawalResponse), ...errorResponses(403, 409, 413, 422) },
         },
       },
       async (request, reply) => {
@@ -41,6 +42,7 @@ export const withdrawalRoutes =
       '/v1/merchant/withdrawals',
       {
         schema: {
+          operationId: 'listWithdrawals',
           summary: 'List withdrawals, newest first',
           tags: ['merchant'],
           querystring: WithdrawalListQuery,
@@ -65,10 +67,11 @@ export const withdrawalRoutes =
       '/v1/merchant/withdrawals/:id',
       {
         schema: {
+          operationId: 'getWithdrawal',
           summary: 'Get one withdrawal',
           tags: ['merchant'],
           params: IdParams,
-          response: { 200: WithdrawalResponse, ...errorResponses(403, 404) },
+          response: { 200: refTo(WithdrawalResponse), ...errorResponses(403, 404) },
         },
       },
       async (request) => {

@@ -1,0 +1,206 @@
+/**
+ * One realistic example per operation (request and response), keyed by operationId; the
+ * linter checks each against its schema and the drift test fails when an operation has none.
+ */
+const AT = '2026-11-25T10:00:00.000Z';
+const LATER = '2026-11-25T10:25:00.000Z';
+const RATE_ID = 'rate_01JDQX3K9V6Y2M8N4P5R7S1T0W';
+const ONRAMP_ID = 'onr_01JDQX4B2C3D4E5F6G7H8J9K0M';
+const DEPOSIT_ID = 'dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y';
+const MERCHANT_ID = 'mer_01JDQWZ8A7B6C5D4E3F2G1H0J9';
+const WITHDRAWAL_ID = 'wd_01JDQX6Z5Y4X3W2V1T0S9R8Q7P';
+const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
+const TX_HASH = '0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b';
+
+export const RATE = {
+  rate_id: RATE_ID,
+  from: 'NGN',
+  to: 'USDC',
+  rate: 1587.94,
+  inverse_rate: 0.00062975,
+  fee_bps: 50,
+  market_rate: 1580,
+  min_deposit_ngn: 1500,
+  created_at: AT,
+  expires_at: '2026-11-25T10:30:00.000Z',
+};
+
+const ONRAMP = {
+  onramp_id: ONRAMP_ID,
+  type: 'THROWAWAY',
+  status: 'ACTIVE',
+  rate_id: RATE_ID,
+  payment_reference: 'PAY7KQ2M9XD4TBW',
+  virtual_account: {
+    account_number: '9012345678',
+    account_name: 'Onramp / Ada Obi',
+    bank_name: 'Wema Bank',
+    bank_code: '035',
+  },
+  expires_at: LATER,
+  settlement: { mode: 'AUTO_WITHDRAW', asset: 'USDC', chain: 'BASE', destination_address: ADDRESS },
+  user: { email: 'ada@example.com' },
+  created_at: AT,
+  updated_at: AT,
+};
+
+export const DEPOSIT = {
+  deposit_id: DEPOSIT_ID,
+  onramp_id: ONRAMP_ID,
+  merchant_id: MERCHANT_ID,
+  payment_reference: 'PAY7KQ2M9XD4TBW',
+  user_email: 'ada@example.com',
+  amount_ngn: '50000.00',
+  bank_reference: 'SBX-01JDQX5N6P7Q8R9S0T1V2W3X4Y',
+  rate_id: RATE_ID,
+  amount_asset: '31.487500',
+  asset: 'USDC',
+  chain: 'BASE',
+  tx_hash: TX_HASH,
+  status: 'SETTLED',
+  failure_reason: null,
+  flag_reason: null,
+  created_at: AT,
+  settled_at: '2026-11-25T10:01:30.000Z',
+  updated_at: '2026-11-25T10:01:30.000Z',
+};
+
+export const WITHDRAWAL = {
+  withdrawal_id: WITHDRAWAL_ID,
+  amount: '25.000000',
+  asset: 'USDC',
+  chain: 'BASE',
+  destination_address: ADDRESS,
+  status: 'PENDING',
+  tx_hash: null,
+  created_at: AT,
+  updated_at: AT,
+};
+
+const PAGINATION = { total: 1, page: 1, per_page: 20, total_pages: 1 };
+
+export interface OperationExample {
+  /** Examples of path and query parameters, by parameter name. */
+  parameters?: Record<string, unknown>;
+  request?: unknown;
+  /** The success responses' examples, by status. */
+  responses: Record<string, unknown>;
+}
+
+export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
+  getHealth: {
+    responses: {
+      200: { status: 'ok', database: 'ok', environment: 'sandbox', version: '0.1.0' },
+      503: {
+        status: 'unavailable',
+        database: 'down',
+        environment: 'sandbox',
+        version: '0.1.0',
+        error: { code: 'service_unavailable', message: 'The database is unreachable' },
+      },
+    },
+  },
+  getRate: { parameters: { from: 'NGN', to: 'USDC' }, responses: { 200: RATE } },
+  createOnramp: {
+    request: {
+      type: 'THROWAWAY',
+      user: { email: 'ada@example.com' },
+      rate_id: RATE_ID,
+      settlement: {
+        mode: 'AUTO_WITHDRAW',
+        asset: 'USDC',
+        chain: 'BASE',
+        destination_address: ADDRESS,
+      },
+    },
+    responses: { 201: { ...ONRAMP, client_secret: 'oc_Zr4q9KXcV2m8PbT7wYs3HnL6dJf1QaE5' } },
+  },
+  getOnramp: { parameters: { id: ONRAMP_ID }, responses: { 200: ONRAMP } },
+  listOnramps: {
+    parameters: { page: 1, per_page: 20 },
+    responses: { 200: { onramps: [ONRAMP], pagination: PAGINATION } },
+  },
+  deactivateOnramp: {
+    parameters: { id: ONRAMP_ID },
+    responses: {
+      200: {
+        ...ONRAMP,
+        type: 'PERMANENT',
+        status: 'DEACTIVATED',
+        rate_id: null,
+        expires_at: null,
+        settlement: { mode: 'MERCHANT_BALANCE' },
+        updated_at: LATER,
+      },
+    },
+  },
+  revokeOnrampClientSecret: { parameters: { id: ONRAMP_ID }, responses: { 200: ONRAMP } },
+  listDeposits: {
+    parameters: {
+      onramp_id: ONRAMP_ID,
+      status: 'SETTLED',
+      from: '2026-11-25',
+      to: '2026-11-25',
+      updated_since: AT,
+      page: 1,
+      per_page: 20,
+    },
+    responses: { 200: { deposits: [DEPOSIT], pagination: PAGINATION } },
+  },
+  getDeposit: { parameters: { id: DEPOSIT_ID }, responses: { 200: DEPOSIT } },
+  getMerchantBalance: {
+    responses: {
+      200: {
+        merchant_id: MERCHANT_ID,
+        balances: { usd_available: '125.500000', usd_pending_withdrawal: '25.000000' },
+        updated_at: AT,
+      },
+    },
+  },
+  createWithdrawal: {
+    request: { amount: '25.00', asset: 'USDC', chain: 'BASE', destination_address: ADDRESS },
+    responses: { 202: WITHDRAWAL },
+  },
+  listWithdrawals: {
+    parameters: { page: 1, per_page: 20 },
+    responses: { 200: { withdrawals: [WITHDRAWAL], pagination: PAGINATION } },
+  },
+  getWithdrawal: { parameters: { id: WITHDRAWAL_ID }, responses: { 200: WITHDRAWAL } },
+  simulateDeposit: {
+    request: { account_number: '9012345678', amount_ngn: '50000.00' },
+    responses: {
+      201: {
+        ...DEPOSIT,
+        status: 'PENDING_FX',
+        amount_asset: null,
+        tx_hash: null,
+        settled_at: null,
+      },
+      200: DEPOSIT,
+    },
+  },
+  simulateReversal: {
+    request: { bank_reference: 'SBX-01JDQX5N6P7Q8R9S0T1V2W3X4Y' },
+    responses: {
+      201: { ...DEPOSIT, status: 'REVERSED', updated_at: LATER },
+      200: { ...DEPOSIT, status: 'REVERSED', updated_at: LATER },
+    },
+  },
+  receiveBankNotification: {
+    parameters: {
+      'x-bank-timestamp': '1795600800',
+      'x-bank-signature': 'v1=5f2b0c9a6d3e8f1b4a7c0d2e5f8a1b3c6d9e2f4a7b0c3d5e8f1a4b6c9d2e5f8a',
+    },
+    request: {
+      event: 'transfer.received',
+      data: {
+        account_number: '9012345678',
+        amount: '50000.00',
+        currency: 'NGN',
+        reference: 'NIP-000123456789',
+        transferred_at: AT,
+      },
+    },
+    responses: { 200: { received: true, deposit_id: DEPOSIT_ID, status: 'PENDING_FX' } },
+  },
+};
