@@ -28,10 +28,11 @@ describe('the typed TypeScript client', () => {
   let stack: Stack;
   let client: OnrampClient;
   let secret: string;
+  let databaseUrl: string;
   const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
-    const databaseUrl = await createTestDatabase();
+    databaseUrl = await createTestDatabase();
     stack = await startStack(databaseUrl, { env: { RATE_LIMIT_PER_MINUTE: '100000' } });
     const { api_key } = await createMerchant(databaseUrl, 'Typed Client Co');
     client = createOnrampClient({ baseUrl: `${stack.url}/`, secretKey: api_key });
@@ -161,6 +162,22 @@ describe('the typed TypeScript client', () => {
     await expect(setWebhookEndpoint(stranger, receiver.url)).rejects.toMatchObject({
       code: 'unauthorized',
     });
+  });
+
+  it('the README quick start runs as written: a SETTLED deposit and a verified webhook', async () => {
+    const run = promisify(execFile);
+    await run(process.execPath, [join(ROOT, 'scripts', 'build-client.js')]);
+    // A merchant of its own: the quick start points the merchant's webhooks at itself.
+    const { api_key } = await createMerchant(databaseUrl, 'Quick Start Co');
+    const quickStart = join(ROOT, 'clients', 'typescript', 'examples', 'quick-start.mjs');
+    const { stdout } = await run(process.execPath, [quickStart], {
+      env: { ...process.env, ONRAMP_URL: stack.url, ONRAMP_API_KEY: api_key },
+      timeout: 60_000,
+    });
+    expect(stdout).toMatch(/^deposit \S+: SETTLED, [\d.]+ USDC$/m);
+    expect(stdout).toMatch(/^webhook deposit\.created verified \(evt_[0-9a-f]{32}\)$/m);
+    expect(stdout).toMatch(/^deposit\.settled webhook for \S+: SETTLED$/m);
+    expect(stdout).not.toMatch(/refused/);
   });
 
   // Until docs/openapi.json is checked in, the document is the one the gateway serves
