@@ -4,7 +4,16 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'bin/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.data/**',
+      'coverage/**',
+      'bin/**',
+      'clients/typescript/dist/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
@@ -28,6 +37,11 @@ export default tseslint.config(
     files: ['**/*.js'],
     languageOptions: { sourceType: 'commonjs', globals: { ...globals.node } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // The typed client's examples are Node ES modules, run as they are.
+    files: ['clients/typescript/examples/**/*.mjs'],
+    languageOptions: { globals: { ...globals.node } },
   },
   {
     // The merchant dashboard runs in the browser (no injected Clock there).

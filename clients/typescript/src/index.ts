@@ -1,0 +1,20 @@
+/**
+ * The NGN onramp API's typed client: REST calls typed from the OpenAPI document
+ * (openapi-fetch over the types openapi-typescript generates into schema.d.ts), the webhook
+ * endpoint's one GraphQL call, and the Standard Webhooks signature check.
+ */
+export { createOnrampClient } from './client';
+export type { IdempotencyOption, OnrampClient, OnrampClientOptions } from './client';
+export { OnrampApiError, isApiErrorBody, unwrap } from './errors';
+export type { ApiResult } from './errors';
+export { setWebhookEndpoint } from './webhook-endpoint';
+export type { WebhookEndpoint } from './webhook-endpoint';
+export { verifyWebhook, WebhookVerificationError } from './webhooks';
+export type {
+  DepositEventKind,
+  WebhookEvent,
+  WebhookHeaders,
+  WithdrawalEventKind,
+} from './webhooks';
+export type * from './types';
+export type { paths } from './schema';
