@@ -9,58 +9,8 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Reachability and database check */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {string} */
-              status: 'ok' | 'unavailable';
-              /** @enum {string} */
-              database: 'ok' | 'down';
-              environment: string;
-              version: string;
-              error?: {
-                code: string;
-                message: string;
-              };
-            };
-          };
-        };
-        /** @description Default Response */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {string} */
-              status: 'ok' | 'unavailable';
-              /** @enum {string} */
-              database: 'ok' | 'down';
-              environment: string;
-              version: string;
-              error?: {
-                code: string;
-                message: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    /** Reachability and database check (no key) */
+    get: operations['getHealth'];
     put?: never;
     post?: never;
     delete?: never;
@@ -69,100 +19,120 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/v1/rates': {
+  '/v1/bank/notifications': {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /** Get a firm NGN quote */
-    get: {
-      parameters: {
-        query?: {
-          from?: string;
-          to?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              rate_id: string;
-              /** @enum {string} */
-              from: 'NGN';
-              /** @enum {string} */
-              to: 'USDC' | 'USDT' | 'USD';
-              /** @description NGN per 1 unit of `to`, fee included */
-              rate: number;
-              /** @description Units of `to` per 1 NGN, fee included */
-              inverse_rate: number;
-              fee_bps: number;
-              /** @description Mid-market NGN per unit before the fee */
-              market_rate: number;
-              min_deposit_ngn: number;
-              /** Format: date-time */
-              created_at: string;
-              /** Format: date-time */
-              expires_at: string;
-            };
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-      };
+    get?: never;
+    put?: never;
+    /**
+     * Bank provider notification: an inbound NGN transfer or its reversal
+     * @description Called by the bank provider, not by merchants. Authenticated by the x-bank-signature HMAC over the raw body, not by an API key. Idempotent by the bank reference: a repeated notification answers 200 with the same deposit. See docs/bank-notifications.md.
+     */
+    post: operations['receiveBankNotification'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/deposits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
+    /** List deposits, newest first (a client secret: its onramp only) */
+    get: operations['listDeposits'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/deposits/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get one deposit (a client secret: of its onramp only) */
+    get: operations['getDeposit'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/merchant/balance': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The merchant USD balances, read from the ledger */
+    get: operations['getMerchantBalance'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/merchant/withdraw': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Withdraw USD balance as a stablecoin (accepted: 202, status PENDING) */
+    post: operations['createWithdrawal'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/merchant/withdrawals': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List withdrawals, newest first */
+    get: operations['listWithdrawals'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/merchant/withdrawals/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get one withdrawal */
+    get: operations['getWithdrawal'];
     put?: never;
     post?: never;
     delete?: never;
@@ -181,157 +151,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Create an onramp and provision its virtual account */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @enum {string} */
-            type: 'THROWAWAY' | 'EPHEMERAL' | 'PERMANENT';
-            user: {
-              email: string;
-            };
-            /** @description Required for THROWAWAY and EPHEMERAL */
-            rate_id?: string;
-            settlement: {
-              /** @enum {string} */
-              mode: 'AUTO_WITHDRAW' | 'MERCHANT_BALANCE';
-              asset?: string;
-              /** @description BASE, ETHEREUM (or ETH), POLYGON */
-              chain?: string;
-              destination_address?: string;
-            };
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              onramp_id: string;
-              /** @enum {string} */
-              type: 'THROWAWAY' | 'EPHEMERAL' | 'PERMANENT';
-              /** @enum {string} */
-              status: 'ACTIVE' | 'EXPIRED' | 'COMPLETED' | 'DEACTIVATED';
-              rate_id: string | null;
-              payment_reference: string;
-              virtual_account: {
-                account_number: string;
-                account_name: string;
-                bank_name: string;
-                bank_code: string;
-              };
-              expires_at: string | null;
-              settlement: {
-                mode: string;
-                asset?: string;
-                chain?: string;
-                destination_address?: string;
-              };
-              user: {
-                email: string;
-              };
-              /** Format: date-time */
-              created_at: string;
-              /** Format: date-time */
-              updated_at: string;
-              /** @description oc_...: shown only in this response */
-              client_secret: string;
-            };
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-      };
-    };
+    post: operations['createOnramp'];
     delete?: never;
     options?: never;
     head?: never;
@@ -346,248 +166,7 @@ export interface paths {
       cookie?: never;
     };
     /** Get one onramp (a client secret may read its own) */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              onramp_id: string;
-              /** @enum {string} */
-              type: 'THROWAWAY' | 'EPHEMERAL' | 'PERMANENT';
-              /** @enum {string} */
-              status: 'ACTIVE' | 'EXPIRED' | 'COMPLETED' | 'DEACTIVATED';
-              rate_id: string | null;
-              payment_reference: string;
-              virtual_account: {
-                account_number: string;
-                account_name: string;
-                bank_name: string;
-                bank_code: string;
-              };
-              expires_at: string | null;
-              settlement: {
-                mode: string;
-                asset?: string;
-                chain?: string;
-                destination_address?: string;
-              };
-              user: {
-                email: string;
-              };
-              /** Format: date-time */
-              created_at: string;
-              /** Format: date-time */
-              updated_at: string;
-            };
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-      };
-    };
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/onramps': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** List onramps, newest first */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-          per_page?: number;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              onramps: {
-                onramp_id: string;
-                /** @enum {string} */
-                type: 'THROWAWAY' | 'EPHEMERAL' | 'PERMANENT';
-                /** @enum {string} */
-                status: 'ACTIVE' | 'EXPIRED' | 'COMPLETED' | 'DEACTIVATED';
-                rate_id: string | null;
-                payment_reference: string;
-                virtual_account: {
-                  account_number: string;
-                  account_name: string;
-                  bank_name: string;
-                  bank_code: string;
-                };
-                expires_at: string | null;
-                settlement: {
-                  mode: string;
-                  asset?: string;
-                  chain?: string;
-                  destination_address?: string;
-                };
-                user: {
-                  email: string;
-                };
-                /** Format: date-time */
-                created_at: string;
-                /** Format: date-time */
-                updated_at: string;
-              }[];
-              pagination: {
-                total: number;
-                page: number;
-                per_page: number;
-                total_pages: number;
-              };
-            };
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-      };
-    };
+    get: operations['getOnramp'];
     put?: never;
     post?: never;
     delete?: never;
@@ -606,128 +185,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Deactivate a PERMANENT onramp */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              onramp_id: string;
-              /** @enum {string} */
-              type: 'THROWAWAY' | 'EPHEMERAL' | 'PERMANENT';
-              /** @enum {string} */
-              status: 'ACTIVE' | 'EXPIRED' | 'COMPLETED' | 'DEACTIVATED';
-              rate_id: string | null;
-              payment_reference: string;
-              virtual_account: {
-                account_number: string;
-                account_name: string;
-                bank_name: string;
-                bank_code: string;
-              };
-              expires_at: string | null;
-              settlement: {
-                mode: string;
-                asset?: string;
-                chain?: string;
-                destination_address?: string;
-              };
-              user: {
-                email: string;
-              };
-              /** Format: date-time */
-              created_at: string;
-              /** Format: date-time */
-              updated_at: string;
-            };
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-      };
-    };
+    post: operations['deactivateOnramp'];
     delete?: never;
     options?: never;
     head?: never;
@@ -747,256 +205,22 @@ export interface paths {
      * Revoke an onramp's client secret
      * @description From now on the client secret answers 401 and its websockets close (4403). Revoking again answers the onramp.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              onramp_id: string;
-              /** @enum {string} */
-              type: 'THROWAWAY' | 'EPHEMERAL' | 'PERMANENT';
-              /** @enum {string} */
-              status: 'ACTIVE' | 'EXPIRED' | 'COMPLETED' | 'DEACTIVATED';
-              rate_id: string | null;
-              payment_reference: string;
-              virtual_account: {
-                account_number: string;
-                account_name: string;
-                bank_name: string;
-                bank_code: string;
-              };
-              expires_at: string | null;
-              settlement: {
-                mode: string;
-                asset?: string;
-                chain?: string;
-                destination_address?: string;
-              };
-              user: {
-                email: string;
-              };
-              /** Format: date-time */
-              created_at: string;
-              /** Format: date-time */
-              updated_at: string;
-            };
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-      };
-    };
+    post: operations['revokeOnrampClientSecret'];
     delete?: never;
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  '/v1/deposits': {
+  '/v1/onramps': {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /** List deposits, newest first (a client secret: its onramp only) */
-    get: {
-      parameters: {
-        query?: {
-          onramp_id?: string;
-          status?:
-            'PENDING_FX' | 'PENDING_WITHDRAWAL' | 'SETTLED' | 'FAILED' | 'FLAGGED' | 'REVERSED';
-          /** @description created_at lower bound, inclusive: a date (whole UTC day) or a timestamp */
-          from?: string;
-          /** @description created_at upper bound, inclusive: a date (whole UTC day) or a timestamp */
-          to?: string;
-          /** @description updated_at lower bound, inclusive, for recovering missed status changes */
-          updated_since?: string;
-          page?: number;
-          per_page?: number;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              deposits: {
-                deposit_id: string;
-                onramp_id: string;
-                merchant_id: string;
-                payment_reference: string;
-                user_email: string;
-                /** @description NGN received, 2 decimals */
-                amount_ngn: string;
-                bank_reference: string;
-                rate_id: string | null;
-                amount_asset: string | null;
-                asset: string | null;
-                chain: string | null;
-                tx_hash: string | null;
-                /** @enum {string} */
-                status:
-                  | 'PENDING_FX'
-                  | 'PENDING_WITHDRAWAL'
-                  | 'SETTLED'
-                  | 'FAILED'
-                  | 'FLAGGED'
-                  | 'REVERSED';
-                failure_reason: string | null;
-                flag_reason: string | null;
-                /** Format: date-time */
-                created_at: string;
-                settled_at: string | null;
-                /** Format: date-time */
-                updated_at: string;
-              }[];
-              pagination: {
-                total: number;
-                page: number;
-                per_page: number;
-                total_pages: number;
-              };
-            };
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-      };
-    };
+    /** List onramps, newest first */
+    get: operations['listOnramps'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1005,606 +229,15 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/v1/deposits/{id}': {
+  '/v1/rates': {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /** Get one deposit (a client secret: of its onramp only) */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              deposit_id: string;
-              onramp_id: string;
-              merchant_id: string;
-              payment_reference: string;
-              user_email: string;
-              /** @description NGN received, 2 decimals */
-              amount_ngn: string;
-              bank_reference: string;
-              rate_id: string | null;
-              amount_asset: string | null;
-              asset: string | null;
-              chain: string | null;
-              tx_hash: string | null;
-              /** @enum {string} */
-              status:
-                'PENDING_FX' | 'PENDING_WITHDRAWAL' | 'SETTLED' | 'FAILED' | 'FLAGGED' | 'REVERSED';
-              failure_reason: string | null;
-              flag_reason: string | null;
-              /** Format: date-time */
-              created_at: string;
-              settled_at: string | null;
-              /** Format: date-time */
-              updated_at: string;
-            };
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-      };
-    };
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/merchant/balance': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** The merchant USD balances, read from the ledger */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              merchant_id: string;
-              balances: {
-                /** @description USD, 6 decimals */
-                usd_available: string;
-                /** @description USD, 6 decimals */
-                usd_pending_withdrawal: string;
-              };
-              /** Format: date-time */
-              updated_at: string;
-            };
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-      };
-    };
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/merchant/withdraw': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Withdraw USD balance as a stablecoin (accepted: 202, status PENDING) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @description USD as a decimal string, at most 6 places, at least WITHDRAWAL_MIN_USD */
-            amount: string;
-            /** @description USDC or USDT (sent 1:1 for USD) */
-            asset: string;
-            /** @description BASE, ETHEREUM (or ETH), POLYGON */
-            chain: string;
-            /** @description EVM address */
-            destination_address: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        202: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              withdrawal_id: string;
-              /** @description USD, 6 decimals */
-              amount: string;
-              /** @enum {string} */
-              asset: 'USDC' | 'USDT';
-              /** @enum {string} */
-              chain: 'BASE' | 'ETHEREUM' | 'POLYGON';
-              destination_address: string;
-              /** @enum {string} */
-              status: 'PENDING' | 'BROADCAST' | 'COMPLETED' | 'FAILED';
-              /** @description Set once broadcast */
-              tx_hash: string | null;
-              /** Format: date-time */
-              created_at: string;
-              /** Format: date-time */
-              updated_at: string;
-            };
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/merchant/withdrawals': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** List withdrawals, newest first */
-    get: {
-      parameters: {
-        query?: {
-          page?: number;
-          per_page?: number;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              withdrawals: {
-                withdrawal_id: string;
-                /** @description USD, 6 decimals */
-                amount: string;
-                /** @enum {string} */
-                asset: 'USDC' | 'USDT';
-                /** @enum {string} */
-                chain: 'BASE' | 'ETHEREUM' | 'POLYGON';
-                destination_address: string;
-                /** @enum {string} */
-                status: 'PENDING' | 'BROADCAST' | 'COMPLETED' | 'FAILED';
-                /** @description Set once broadcast */
-                tx_hash: string | null;
-                /** Format: date-time */
-                created_at: string;
-                /** Format: date-time */
-                updated_at: string;
-              }[];
-              pagination: {
-                total: number;
-                page: number;
-                per_page: number;
-                total_pages: number;
-              };
-            };
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-      };
-    };
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/merchant/withdrawals/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Get one withdrawal */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              withdrawal_id: string;
-              /** @description USD, 6 decimals */
-              amount: string;
-              /** @enum {string} */
-              asset: 'USDC' | 'USDT';
-              /** @enum {string} */
-              chain: 'BASE' | 'ETHEREUM' | 'POLYGON';
-              destination_address: string;
-              /** @enum {string} */
-              status: 'PENDING' | 'BROADCAST' | 'COMPLETED' | 'FAILED';
-              /** @description Set once broadcast */
-              tx_hash: string | null;
-              /** Format: date-time */
-              created_at: string;
-              /** Format: date-time */
-              updated_at: string;
-            };
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-      };
-    };
+    /** Get a firm NGN quote */
+    get: operations['getRate'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1623,175 +256,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Sandbox: simulate an NGN transfer into a virtual account */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @description The onramp virtual account */
-            account_number: string;
-            /** @description NGN, at most 2 decimals; a decimal string is preferred */
-            amount_ngn: string | number;
-            /** @description Generated (SBX-...) when absent; a repeat replays the existing deposit */
-            bank_reference?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              deposit_id: string;
-              onramp_id: string;
-              merchant_id: string;
-              payment_reference: string;
-              user_email: string;
-              /** @description NGN received, 2 decimals */
-              amount_ngn: string;
-              bank_reference: string;
-              rate_id: string | null;
-              amount_asset: string | null;
-              asset: string | null;
-              chain: string | null;
-              tx_hash: string | null;
-              /** @enum {string} */
-              status:
-                'PENDING_FX' | 'PENDING_WITHDRAWAL' | 'SETTLED' | 'FAILED' | 'FLAGGED' | 'REVERSED';
-              failure_reason: string | null;
-              flag_reason: string | null;
-              /** Format: date-time */
-              created_at: string;
-              settled_at: string | null;
-              /** Format: date-time */
-              updated_at: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              deposit_id: string;
-              onramp_id: string;
-              merchant_id: string;
-              payment_reference: string;
-              user_email: string;
-              /** @description NGN received, 2 decimals */
-              amount_ngn: string;
-              bank_reference: string;
-              rate_id: string | null;
-              amount_asset: string | null;
-              asset: string | null;
-              chain: string | null;
-              tx_hash: string | null;
-              /** @enum {string} */
-              status:
-                'PENDING_FX' | 'PENDING_WITHDRAWAL' | 'SETTLED' | 'FAILED' | 'FLAGGED' | 'REVERSED';
-              failure_reason: string | null;
-              flag_reason: string | null;
-              /** Format: date-time */
-              created_at: string;
-              settled_at: string | null;
-              /** Format: date-time */
-              updated_at: string;
-            };
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-      };
-    };
+    post: operations['simulateDeposit'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1808,170 +273,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Sandbox: simulate the bank reversing a transfer */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            bank_reference: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              deposit_id: string;
-              onramp_id: string;
-              merchant_id: string;
-              payment_reference: string;
-              user_email: string;
-              /** @description NGN received, 2 decimals */
-              amount_ngn: string;
-              bank_reference: string;
-              rate_id: string | null;
-              amount_asset: string | null;
-              asset: string | null;
-              chain: string | null;
-              tx_hash: string | null;
-              /** @enum {string} */
-              status:
-                'PENDING_FX' | 'PENDING_WITHDRAWAL' | 'SETTLED' | 'FAILED' | 'FLAGGED' | 'REVERSED';
-              failure_reason: string | null;
-              flag_reason: string | null;
-              /** Format: date-time */
-              created_at: string;
-              settled_at: string | null;
-              /** Format: date-time */
-              updated_at: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              deposit_id: string;
-              onramp_id: string;
-              merchant_id: string;
-              payment_reference: string;
-              user_email: string;
-              /** @description NGN received, 2 decimals */
-              amount_ngn: string;
-              bank_reference: string;
-              rate_id: string | null;
-              amount_asset: string | null;
-              asset: string | null;
-              chain: string | null;
-              tx_hash: string | null;
-              /** @enum {string} */
-              status:
-                'PENDING_FX' | 'PENDING_WITHDRAWAL' | 'SETTLED' | 'FAILED' | 'FLAGGED' | 'REVERSED';
-              failure_reason: string | null;
-              flag_reason: string | null;
-              /** Format: date-time */
-              created_at: string;
-              settled_at: string | null;
-              /** Format: date-time */
-              updated_at: string;
-            };
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-        /** @description Error body: {"error": {"code", "message", "details"?}} */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['def-0'];
-          };
-        };
-      };
-    };
+    post: operations['simulateReversal'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1979,26 +281,3606 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  'deposit.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A deposit was received (PENDING_FX) */
+    post: operations['depositCreatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'deposit.pending_withdrawal': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A deposit was converted; its on-chain payout is under way */
+    post: operations['depositPendingWithdrawalEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'deposit.settled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A deposit settled (on-chain, or credited to the balance) */
+    post: operations['depositSettledEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'deposit.failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A deposit failed */
+    post: operations['depositFailedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'deposit.flagged': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A deposit was flagged for review */
+    post: operations['depositFlaggedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'deposit.reversed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The bank reversed a settled deposit */
+    post: operations['depositReversedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'withdrawal.completed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A withdrawal completed */
+    post: operations['withdrawalCompletedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'withdrawal.failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A withdrawal failed */
+    post: operations['withdrawalFailedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
-    /**
-     * ErrorResponse
-     * @description Error body: {"error": {"code", "message", "details"?}}
-     */
-    'def-0': {
+    /** @description The onramp and its client secret (shown once) */
+    CreatedOnramp: {
+      onramp_id: string;
+      /** @enum {string} */
+      type: 'THROWAWAY' | 'EPHEMERAL' | 'PERMANENT';
+      /** @enum {string} */
+      status: 'ACTIVE' | 'EXPIRED' | 'COMPLETED' | 'DEACTIVATED';
+      rate_id: string | null;
+      payment_reference: string;
+      virtual_account: {
+        account_number: string;
+        account_name: string;
+        bank_name: string;
+        bank_code: string;
+      };
+      expires_at: string | null;
+      settlement: {
+        /** @enum {string} */
+        mode: 'AUTO_WITHDRAW' | 'MERCHANT_BALANCE';
+        /** @enum {string} */
+        asset?: 'USDC' | 'USDT';
+        /** @enum {string} */
+        chain?: 'BASE' | 'ETHEREUM' | 'POLYGON';
+        destination_address?: string;
+      };
+      user: {
+        email: string;
+      };
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+      /** @description oc_...: shown only in this response */
+      client_secret: string;
+    };
+    /** @description One NGN bank transfer into an onramp virtual account */
+    Deposit: {
+      deposit_id: string;
+      onramp_id: string;
+      merchant_id: string;
+      payment_reference: string;
+      user_email: string;
+      /** @description NGN received, 2 decimals */
+      amount_ngn: string;
+      bank_reference: string;
+      rate_id: string | null;
+      amount_asset: string | null;
+      asset: string | null;
+      chain: string | null;
+      tx_hash: string | null;
+      /** @enum {string} */
+      status: 'PENDING_FX' | 'PENDING_WITHDRAWAL' | 'SETTLED' | 'FAILED' | 'FLAGGED' | 'REVERSED';
+      failure_reason: string | null;
+      flag_reason: string | null;
+      /** Format: date-time */
+      created_at: string;
+      settled_at: string | null;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    /** @description The webhook body of a deposit event: `data` is the full Deposit object as it was when the event was written. */
+    DepositEvent: {
+      /** @enum {string} */
+      event:
+        | 'deposit.created'
+        | 'deposit.pending_withdrawal'
+        | 'deposit.settled'
+        | 'deposit.failed'
+        | 'deposit.flagged'
+        | 'deposit.reversed';
+      /** @description Unique per event (= webhook-id) */
+      event_id: string;
+      /** Format: date-time */
+      created_at: string;
+      data: components['schemas']['Deposit'];
+    };
+    /** @description Error body: {"error": {"code", "message", "details"?}} */
+    Error: {
       error: {
-        code: string;
+        /**
+         * @description Fixed list; GraphQL answers the same name in UPPER_SNAKE case
+         * @enum {string}
+         */
+        code:
+          | 'missing_parameter'
+          | 'invalid_parameter'
+          | 'unauthorized'
+          | 'forbidden'
+          | 'merchant_frozen'
+          | 'not_found'
+          | 'idempotency_conflict'
+          | 'payload_too_large'
+          | 'rate_not_found'
+          | 'rate_expired'
+          | 'invalid_address'
+          | 'insufficient_balance'
+          | 'rate_limited'
+          | 'internal_error'
+          | 'rate_unavailable'
+          | 'service_unavailable';
+        /** @description For people; may change without notice */
         message: string;
         details?: string;
       };
     };
+    /** @description The same shape with 200 (ok) and 503 (unavailable) */
+    Health: {
+      /** @enum {string} */
+      status: 'ok' | 'unavailable';
+      /** @enum {string} */
+      database: 'ok' | 'down';
+      /** @enum {string} */
+      environment: 'sandbox' | 'production';
+      version: string;
+      error?: {
+        /** @enum {string} */
+        code:
+          | 'missing_parameter'
+          | 'invalid_parameter'
+          | 'unauthorized'
+          | 'forbidden'
+          | 'merchant_frozen'
+          | 'not_found'
+          | 'idempotency_conflict'
+          | 'payload_too_large'
+          | 'rate_not_found'
+          | 'rate_expired'
+          | 'invalid_address'
+          | 'insufficient_balance'
+          | 'rate_limited'
+          | 'internal_error'
+          | 'rate_unavailable'
+          | 'service_unavailable';
+        message: string;
+      };
+    };
+    MerchantBalance: {
+      merchant_id: string;
+      balances: {
+        /** @description USD, 6 decimals */
+        usd_available: string;
+        /** @description USD, 6 decimals */
+        usd_pending_withdrawal: string;
+      };
+      /** Format: date-time */
+      updated_at: string;
+    };
+    Onramp: {
+      onramp_id: string;
+      /** @enum {string} */
+      type: 'THROWAWAY' | 'EPHEMERAL' | 'PERMANENT';
+      /** @enum {string} */
+      status: 'ACTIVE' | 'EXPIRED' | 'COMPLETED' | 'DEACTIVATED';
+      rate_id: string | null;
+      payment_reference: string;
+      virtual_account: {
+        account_number: string;
+        account_name: string;
+        bank_name: string;
+        bank_code: string;
+      };
+      expires_at: string | null;
+      settlement: {
+        /** @enum {string} */
+        mode: 'AUTO_WITHDRAW' | 'MERCHANT_BALANCE';
+        /** @enum {string} */
+        asset?: 'USDC' | 'USDT';
+        /** @enum {string} */
+        chain?: 'BASE' | 'ETHEREUM' | 'POLYGON';
+        destination_address?: string;
+      };
+      user: {
+        email: string;
+      };
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    Pagination: {
+      total: number;
+      page: number;
+      per_page: number;
+      total_pages: number;
+    };
+    /** @description A firm quote; published rates never change */
+    Rate: {
+      rate_id: string;
+      /** @enum {string} */
+      from: 'NGN';
+      /** @enum {string} */
+      to: 'USDC' | 'USDT' | 'USD';
+      /** @description NGN per 1 unit of `to`, fee included */
+      rate: number;
+      /** @description Units of `to` per 1 NGN, fee included */
+      inverse_rate: number;
+      fee_bps: number;
+      /** @description Mid-market NGN per unit before the fee */
+      market_rate: number;
+      min_deposit_ngn: number;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      expires_at: string;
+    };
+    /** @description A withdrawal of the USD balance as a stablecoin */
+    Withdrawal: {
+      withdrawal_id: string;
+      /** @description USD, 6 decimals */
+      amount: string;
+      /** @enum {string} */
+      asset: 'USDC' | 'USDT';
+      /** @enum {string} */
+      chain: 'BASE' | 'ETHEREUM' | 'POLYGON';
+      destination_address: string;
+      /** @enum {string} */
+      status: 'PENDING' | 'BROADCAST' | 'COMPLETED' | 'FAILED';
+      /** @description Set once broadcast */
+      tx_hash: string | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    /** @description The webhook body of a withdrawal event: `data` is the full Withdrawal object as it was when the event was written. */
+    WithdrawalEvent: {
+      /** @enum {string} */
+      event: 'withdrawal.completed' | 'withdrawal.failed';
+      /** @description Unique per event (= webhook-id) */
+      event_id: string;
+      /** Format: date-time */
+      created_at: string;
+      data: components['schemas']['Withdrawal'];
+    };
   };
   responses: never;
-  parameters: never;
+  parameters: {
+    /**
+     * @description Any 1-255 printable ASCII characters, unique per operation you mean. The first response (status and body) is stored for 24 h and replayed, with `Idempotent-Replayed: true`, to a repeat with the same key and body; the same key with another body, or while the first is still running, is 409 `idempotency_conflict`. Secret keys only.
+     * @example order-1234-onramp
+     */
+    IdempotencyKey: string;
+    /**
+     * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+     * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+     */
+    WebhookId: string;
+    /**
+     * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+     * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+     */
+    WebhookSignature: string;
+    /**
+     * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+     * @example 1795600890
+     */
+    WebhookTimestamp: string;
+    /**
+     * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+     * @example checkout-7f3a
+     */
+    XRequestId: string;
+  };
   requestBodies: never;
-  headers: never;
+  headers: {
+    /**
+     * @description On every response: the request id the logs carry. A well-formed X-Request-Id sent by the client is used; otherwise one is generated.
+     * @example req_01JDQX8Z6M4Y3W2V1T0S9R8Q7P
+     */
+    'X-Request-Id': string;
+    /**
+     * @description Requests allowed per minute for this key (RATE_LIMIT_PER_MINUTE).
+     * @example 100
+     */
+    'RateLimit-Limit': number;
+    /**
+     * @description Requests left in the current one-minute window, counted across all gateways.
+     * @example 99
+     */
+    'RateLimit-Remaining': number;
+    /**
+     * @description Seconds until the current window ends.
+     * @example 42
+     */
+    'RateLimit-Reset': number;
+    /**
+     * @description Seconds to wait before retrying.
+     * @example 42
+     */
+    'Retry-After': number;
+    /**
+     * @description `true` when this is the stored first response to the same Idempotency-Key, replayed.
+     * @example true
+     */
+    'Idempotent-Replayed': 'true';
+  };
   pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+  getHealth: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "status": "ok",
+           *       "database": "ok",
+           *       "environment": "sandbox",
+           *       "version": "0.1.0"
+           *     }
+           */
+          'application/json': components['schemas']['Health'];
+        };
+      };
+      /** @description Unavailable */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "status": "unavailable",
+           *       "database": "down",
+           *       "environment": "sandbox",
+           *       "version": "0.1.0",
+           *       "error": {
+           *         "code": "service_unavailable",
+           *         "message": "The database is unreachable"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['Health'];
+        };
+      };
+    };
+  };
+  receiveBankNotification: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Unix seconds; refused beyond 300 s from our clock
+         * @example 1795600800
+         */
+        'x-bank-timestamp'?: string;
+        /**
+         * @description v1=<hex HMAC-SHA256(secret, "{timestamp}.{raw body}")>, comma-separated
+         * @example v1=5f2b0c9a6d3e8f1b4a7c0d2e5f8a1b3c6d9e2f4a7b0c3d5e8f1a4b6c9d2e5f8a
+         */
+        'x-bank-signature'?: string;
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "transfer.received",
+         *       "data": {
+         *         "account_number": "9012345678",
+         *         "amount": "50000.00",
+         *         "currency": "NGN",
+         *         "reference": "NIP-000123456789",
+         *         "transferred_at": "2026-11-25T10:00:00.000Z"
+         *       }
+         *     }
+         */
+        'application/json':
+          | {
+              /** @enum {string} */
+              event: 'transfer.received';
+              data: {
+                /** @description The virtual account credited (10 digits) */
+                account_number: string;
+                /** @description NGN, decimal string, at most 2 places */
+                amount: string;
+                /** @enum {string} */
+                currency: 'NGN';
+                /** @description The bank's unique reference of the transfer */
+                reference: string;
+                sender_name?: string;
+                sender_account_number?: string;
+                sender_bank?: string;
+                /** Format: date-time */
+                transferred_at?: string;
+              };
+            }
+          | {
+              /** @enum {string} */
+              event: 'transfer.reversed';
+              data: {
+                reference: string;
+                /** Format: date-time */
+                reversed_at?: string;
+              };
+            };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "received": true,
+           *       "deposit_id": "dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+           *       "status": "PENDING_FX"
+           *     }
+           */
+          'application/json': {
+            /** @description Always true: the notification is recorded */
+            received: boolean;
+            /** @description The deposit the transfer made */
+            deposit_id?: string;
+            /**
+             * @description The deposit status now
+             * @enum {string}
+             */
+            status?:
+              'PENDING_FX' | 'PENDING_WITHDRAWAL' | 'SETTLED' | 'FAILED' | 'FLAGGED' | 'REVERSED';
+            /** @description No onramp held the account number: kept for the operator */
+            unmatched?: boolean;
+          };
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listDeposits: {
+    parameters: {
+      query?: {
+        /** @example onr_01JDQX4B2C3D4E5F6G7H8J9K0M */
+        onramp_id?: string;
+        /** @example SETTLED */
+        status?:
+          'PENDING_FX' | 'PENDING_WITHDRAWAL' | 'SETTLED' | 'FAILED' | 'FLAGGED' | 'REVERSED';
+        /**
+         * @description created_at lower bound, inclusive: a date (whole UTC day) or a timestamp
+         * @example 2026-11-25
+         */
+        from?: string;
+        /**
+         * @description created_at upper bound, inclusive: a date (whole UTC day) or a timestamp
+         * @example 2026-11-25
+         */
+        to?: string;
+        /**
+         * @description updated_at lower bound, inclusive, for recovering missed status changes
+         * @example 2026-11-25T10:00:00.000Z
+         */
+        updated_since?: string;
+        /** @example 1 */
+        page?: number;
+        /** @example 20 */
+        per_page?: number;
+      };
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "deposits": [
+           *         {
+           *           "deposit_id": "dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+           *           "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+           *           "merchant_id": "mer_01JDQWZ8A7B6C5D4E3F2G1H0J9",
+           *           "payment_reference": "PAY7KQ2M9XD4TBW",
+           *           "user_email": "ada@example.com",
+           *           "amount_ngn": "50000.00",
+           *           "bank_reference": "SBX-01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+           *           "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+           *           "amount_asset": "31.487500",
+           *           "asset": "USDC",
+           *           "chain": "BASE",
+           *           "tx_hash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *           "status": "SETTLED",
+           *           "failure_reason": null,
+           *           "flag_reason": null,
+           *           "created_at": "2026-11-25T10:00:00.000Z",
+           *           "settled_at": "2026-11-25T10:01:30.000Z",
+           *           "updated_at": "2026-11-25T10:01:30.000Z"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "total": 1,
+           *         "page": 1,
+           *         "per_page": 20,
+           *         "total_pages": 1
+           *       }
+           *     }
+           */
+          'application/json': {
+            deposits: components['schemas']['Deposit'][];
+            pagination: components['schemas']['Pagination'];
+          };
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getDeposit: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path: {
+        /** @example dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "deposit_id": "dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+           *       "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+           *       "merchant_id": "mer_01JDQWZ8A7B6C5D4E3F2G1H0J9",
+           *       "payment_reference": "PAY7KQ2M9XD4TBW",
+           *       "user_email": "ada@example.com",
+           *       "amount_ngn": "50000.00",
+           *       "bank_reference": "SBX-01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+           *       "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+           *       "amount_asset": "31.487500",
+           *       "asset": "USDC",
+           *       "chain": "BASE",
+           *       "tx_hash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *       "status": "SETTLED",
+           *       "failure_reason": null,
+           *       "flag_reason": null,
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "settled_at": "2026-11-25T10:01:30.000Z",
+           *       "updated_at": "2026-11-25T10:01:30.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Deposit'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getMerchantBalance: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "merchant_id": "mer_01JDQWZ8A7B6C5D4E3F2G1H0J9",
+           *       "balances": {
+           *         "usd_available": "125.500000",
+           *         "usd_pending_withdrawal": "25.000000"
+           *       },
+           *       "updated_at": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['MerchantBalance'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createWithdrawal: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Any 1-255 printable ASCII characters, unique per operation you mean. The first response (status and body) is stored for 24 h and replayed, with `Idempotent-Replayed: true`, to a repeat with the same key and body; the same key with another body, or while the first is still running, is 409 `idempotency_conflict`. Secret keys only.
+         * @example order-1234-onramp
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "amount": "25.00",
+         *       "asset": "USDC",
+         *       "chain": "BASE",
+         *       "destination_address": "0x52908400098527886E0F7030069857D2E4169EE7"
+         *     }
+         */
+        'application/json': {
+          /** @description USD as a decimal string, at most 6 places, at least WITHDRAWAL_MIN_USD */
+          amount: string;
+          /** @description USDC or USDT (sent 1:1 for USD) */
+          asset: string;
+          /** @description BASE, ETHEREUM (or ETH), POLYGON */
+          chain: string;
+          /** @description EVM address */
+          destination_address: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Accepted: the work continues after this answer */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "withdrawal_id": "wd_01JDQX6Z5Y4X3W2V1T0S9R8Q7P",
+           *       "amount": "25.000000",
+           *       "asset": "USDC",
+           *       "chain": "BASE",
+           *       "destination_address": "0x52908400098527886E0F7030069857D2E4169EE7",
+           *       "status": "PENDING",
+           *       "tx_hash": null,
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "updated_at": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Withdrawal'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden`, `merchant_frozen` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `idempotency_conflict` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `invalid_address`, `insufficient_balance` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listWithdrawals: {
+    parameters: {
+      query?: {
+        /** @example 1 */
+        page?: number;
+        /** @example 20 */
+        per_page?: number;
+      };
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "withdrawals": [
+           *         {
+           *           "withdrawal_id": "wd_01JDQX6Z5Y4X3W2V1T0S9R8Q7P",
+           *           "amount": "25.000000",
+           *           "asset": "USDC",
+           *           "chain": "BASE",
+           *           "destination_address": "0x52908400098527886E0F7030069857D2E4169EE7",
+           *           "status": "PENDING",
+           *           "tx_hash": null,
+           *           "created_at": "2026-11-25T10:00:00.000Z",
+           *           "updated_at": "2026-11-25T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "total": 1,
+           *         "page": 1,
+           *         "per_page": 20,
+           *         "total_pages": 1
+           *       }
+           *     }
+           */
+          'application/json': {
+            withdrawals: components['schemas']['Withdrawal'][];
+            pagination: components['schemas']['Pagination'];
+          };
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getWithdrawal: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path: {
+        /** @example wd_01JDQX6Z5Y4X3W2V1T0S9R8Q7P */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "withdrawal_id": "wd_01JDQX6Z5Y4X3W2V1T0S9R8Q7P",
+           *       "amount": "25.000000",
+           *       "asset": "USDC",
+           *       "chain": "BASE",
+           *       "destination_address": "0x52908400098527886E0F7030069857D2E4169EE7",
+           *       "status": "PENDING",
+           *       "tx_hash": null,
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "updated_at": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Withdrawal'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createOnramp: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Any 1-255 printable ASCII characters, unique per operation you mean. The first response (status and body) is stored for 24 h and replayed, with `Idempotent-Replayed: true`, to a repeat with the same key and body; the same key with another body, or while the first is still running, is 409 `idempotency_conflict`. Secret keys only.
+         * @example order-1234-onramp
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "type": "THROWAWAY",
+         *       "user": {
+         *         "email": "ada@example.com"
+         *       },
+         *       "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+         *       "settlement": {
+         *         "mode": "AUTO_WITHDRAW",
+         *         "asset": "USDC",
+         *         "chain": "BASE",
+         *         "destination_address": "0x52908400098527886E0F7030069857D2E4169EE7"
+         *       }
+         *     }
+         */
+        'application/json': {
+          /** @enum {string} */
+          type: 'THROWAWAY' | 'EPHEMERAL' | 'PERMANENT';
+          user: {
+            email: string;
+          };
+          /** @description Required for THROWAWAY and EPHEMERAL */
+          rate_id?: string;
+          settlement: {
+            /** @enum {string} */
+            mode: 'AUTO_WITHDRAW' | 'MERCHANT_BALANCE';
+            asset?: string;
+            /** @description BASE, ETHEREUM (or ETH), POLYGON */
+            chain?: string;
+            destination_address?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+           *       "type": "THROWAWAY",
+           *       "status": "ACTIVE",
+           *       "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+           *       "payment_reference": "PAY7KQ2M9XD4TBW",
+           *       "virtual_account": {
+           *         "account_number": "9012345678",
+           *         "account_name": "Onramp / Ada Obi",
+           *         "bank_name": "Wema Bank",
+           *         "bank_code": "035"
+           *       },
+           *       "expires_at": "2026-11-25T10:25:00.000Z",
+           *       "settlement": {
+           *         "mode": "AUTO_WITHDRAW",
+           *         "asset": "USDC",
+           *         "chain": "BASE",
+           *         "destination_address": "0x52908400098527886E0F7030069857D2E4169EE7"
+           *       },
+           *       "user": {
+           *         "email": "ada@example.com"
+           *       },
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "updated_at": "2026-11-25T10:00:00.000Z",
+           *       "client_secret": "oc_Zr4q9KXcV2m8PbT7wYs3HnL6dJf1QaE5"
+           *     }
+           */
+          'application/json': components['schemas']['CreatedOnramp'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden`, `merchant_frozen` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `idempotency_conflict` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_not_found`, `rate_expired`, `invalid_address` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_unavailable`, `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getOnramp: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path: {
+        /** @example onr_01JDQX4B2C3D4E5F6G7H8J9K0M */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+           *       "type": "THROWAWAY",
+           *       "status": "ACTIVE",
+           *       "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+           *       "payment_reference": "PAY7KQ2M9XD4TBW",
+           *       "virtual_account": {
+           *         "account_number": "9012345678",
+           *         "account_name": "Onramp / Ada Obi",
+           *         "bank_name": "Wema Bank",
+           *         "bank_code": "035"
+           *       },
+           *       "expires_at": "2026-11-25T10:25:00.000Z",
+           *       "settlement": {
+           *         "mode": "AUTO_WITHDRAW",
+           *         "asset": "USDC",
+           *         "chain": "BASE",
+           *         "destination_address": "0x52908400098527886E0F7030069857D2E4169EE7"
+           *       },
+           *       "user": {
+           *         "email": "ada@example.com"
+           *       },
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "updated_at": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Onramp'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deactivateOnramp: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Any 1-255 printable ASCII characters, unique per operation you mean. The first response (status and body) is stored for 24 h and replayed, with `Idempotent-Replayed: true`, to a repeat with the same key and body; the same key with another body, or while the first is still running, is 409 `idempotency_conflict`. Secret keys only.
+         * @example order-1234-onramp
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path: {
+        /** @example onr_01JDQX4B2C3D4E5F6G7H8J9K0M */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+           *       "type": "PERMANENT",
+           *       "status": "DEACTIVATED",
+           *       "rate_id": null,
+           *       "payment_reference": "PAY7KQ2M9XD4TBW",
+           *       "virtual_account": {
+           *         "account_number": "9012345678",
+           *         "account_name": "Onramp / Ada Obi",
+           *         "bank_name": "Wema Bank",
+           *         "bank_code": "035"
+           *       },
+           *       "expires_at": null,
+           *       "settlement": {
+           *         "mode": "MERCHANT_BALANCE"
+           *       },
+           *       "user": {
+           *         "email": "ada@example.com"
+           *       },
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "updated_at": "2026-11-25T10:25:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Onramp'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `idempotency_conflict` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  revokeOnrampClientSecret: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Any 1-255 printable ASCII characters, unique per operation you mean. The first response (status and body) is stored for 24 h and replayed, with `Idempotent-Replayed: true`, to a repeat with the same key and body; the same key with another body, or while the first is still running, is 409 `idempotency_conflict`. Secret keys only.
+         * @example order-1234-onramp
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path: {
+        /** @example onr_01JDQX4B2C3D4E5F6G7H8J9K0M */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+           *       "type": "THROWAWAY",
+           *       "status": "ACTIVE",
+           *       "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+           *       "payment_reference": "PAY7KQ2M9XD4TBW",
+           *       "virtual_account": {
+           *         "account_number": "9012345678",
+           *         "account_name": "Onramp / Ada Obi",
+           *         "bank_name": "Wema Bank",
+           *         "bank_code": "035"
+           *       },
+           *       "expires_at": "2026-11-25T10:25:00.000Z",
+           *       "settlement": {
+           *         "mode": "AUTO_WITHDRAW",
+           *         "asset": "USDC",
+           *         "chain": "BASE",
+           *         "destination_address": "0x52908400098527886E0F7030069857D2E4169EE7"
+           *       },
+           *       "user": {
+           *         "email": "ada@example.com"
+           *       },
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "updated_at": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Onramp'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listOnramps: {
+    parameters: {
+      query?: {
+        /** @example 1 */
+        page?: number;
+        /** @example 20 */
+        per_page?: number;
+      };
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "onramps": [
+           *         {
+           *           "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+           *           "type": "THROWAWAY",
+           *           "status": "ACTIVE",
+           *           "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+           *           "payment_reference": "PAY7KQ2M9XD4TBW",
+           *           "virtual_account": {
+           *             "account_number": "9012345678",
+           *             "account_name": "Onramp / Ada Obi",
+           *             "bank_name": "Wema Bank",
+           *             "bank_code": "035"
+           *           },
+           *           "expires_at": "2026-11-25T10:25:00.000Z",
+           *           "settlement": {
+           *             "mode": "AUTO_WITHDRAW",
+           *             "asset": "USDC",
+           *             "chain": "BASE",
+           *             "destination_address": "0x52908400098527886E0F7030069857D2E4169EE7"
+           *           },
+           *           "user": {
+           *             "email": "ada@example.com"
+           *           },
+           *           "created_at": "2026-11-25T10:00:00.000Z",
+           *           "updated_at": "2026-11-25T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "total": 1,
+           *         "page": 1,
+           *         "per_page": 20,
+           *         "total_pages": 1
+           *       }
+           *     }
+           */
+          'application/json': {
+            onramps: components['schemas']['Onramp'][];
+            pagination: components['schemas']['Pagination'];
+          };
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getRate: {
+    parameters: {
+      query?: {
+        /** @example NGN */
+        from?: string;
+        /** @example USDC */
+        to?: string;
+      };
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+           *       "from": "NGN",
+           *       "to": "USDC",
+           *       "rate": 1587.94,
+           *       "inverse_rate": 0.00062975,
+           *       "fee_bps": 50,
+           *       "market_rate": 1580,
+           *       "min_deposit_ngn": 1500,
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "expires_at": "2026-11-25T10:30:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Rate'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_unavailable`, `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  simulateDeposit: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Any 1-255 printable ASCII characters, unique per operation you mean. The first response (status and body) is stored for 24 h and replayed, with `Idempotent-Replayed: true`, to a repeat with the same key and body; the same key with another body, or while the first is still running, is 409 `idempotency_conflict`. Secret keys only.
+         * @example order-1234-onramp
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "account_number": "9012345678",
+         *       "amount_ngn": "50000.00"
+         *     }
+         */
+        'application/json': {
+          /** @description The onramp virtual account */
+          account_number: string;
+          /** @description NGN, at most 2 decimals; a decimal string is preferred */
+          amount_ngn: string | number;
+          /** @description Generated (SBX-...) when absent; a repeat replays the existing deposit */
+          bank_reference?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "deposit_id": "dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+           *       "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+           *       "merchant_id": "mer_01JDQWZ8A7B6C5D4E3F2G1H0J9",
+           *       "payment_reference": "PAY7KQ2M9XD4TBW",
+           *       "user_email": "ada@example.com",
+           *       "amount_ngn": "50000.00",
+           *       "bank_reference": "SBX-01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+           *       "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+           *       "amount_asset": "31.487500",
+           *       "asset": "USDC",
+           *       "chain": "BASE",
+           *       "tx_hash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *       "status": "SETTLED",
+           *       "failure_reason": null,
+           *       "flag_reason": null,
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "settled_at": "2026-11-25T10:01:30.000Z",
+           *       "updated_at": "2026-11-25T10:01:30.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Deposit'];
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "deposit_id": "dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+           *       "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+           *       "merchant_id": "mer_01JDQWZ8A7B6C5D4E3F2G1H0J9",
+           *       "payment_reference": "PAY7KQ2M9XD4TBW",
+           *       "user_email": "ada@example.com",
+           *       "amount_ngn": "50000.00",
+           *       "bank_reference": "SBX-01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+           *       "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+           *       "amount_asset": null,
+           *       "asset": "USDC",
+           *       "chain": "BASE",
+           *       "tx_hash": null,
+           *       "status": "PENDING_FX",
+           *       "failure_reason": null,
+           *       "flag_reason": null,
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "settled_at": null,
+           *       "updated_at": "2026-11-25T10:01:30.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Deposit'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `idempotency_conflict` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  simulateReversal: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Any 1-255 printable ASCII characters, unique per operation you mean. The first response (status and body) is stored for 24 h and replayed, with `Idempotent-Replayed: true`, to a repeat with the same key and body; the same key with another body, or while the first is still running, is 409 `idempotency_conflict`. Secret keys only.
+         * @example order-1234-onramp
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "bank_reference": "SBX-01JDQX5N6P7Q8R9S0T1V2W3X4Y"
+         *     }
+         */
+        'application/json': {
+          bank_reference: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "deposit_id": "dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+           *       "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+           *       "merchant_id": "mer_01JDQWZ8A7B6C5D4E3F2G1H0J9",
+           *       "payment_reference": "PAY7KQ2M9XD4TBW",
+           *       "user_email": "ada@example.com",
+           *       "amount_ngn": "50000.00",
+           *       "bank_reference": "SBX-01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+           *       "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+           *       "amount_asset": "31.487500",
+           *       "asset": "USDC",
+           *       "chain": "BASE",
+           *       "tx_hash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *       "status": "REVERSED",
+           *       "failure_reason": null,
+           *       "flag_reason": null,
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "settled_at": "2026-11-25T10:01:30.000Z",
+           *       "updated_at": "2026-11-25T10:25:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Deposit'];
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "deposit_id": "dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+           *       "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+           *       "merchant_id": "mer_01JDQWZ8A7B6C5D4E3F2G1H0J9",
+           *       "payment_reference": "PAY7KQ2M9XD4TBW",
+           *       "user_email": "ada@example.com",
+           *       "amount_ngn": "50000.00",
+           *       "bank_reference": "SBX-01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+           *       "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+           *       "amount_asset": "31.487500",
+           *       "asset": "USDC",
+           *       "chain": "BASE",
+           *       "tx_hash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *       "status": "REVERSED",
+           *       "failure_reason": null,
+           *       "flag_reason": null,
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "settled_at": "2026-11-25T10:01:30.000Z",
+           *       "updated_at": "2026-11-25T10:25:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Deposit'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `idempotency_conflict` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  depositCreatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "deposit.created",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "deposit_id": "dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+         *         "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+         *         "merchant_id": "mer_01JDQWZ8A7B6C5D4E3F2G1H0J9",
+         *         "payment_reference": "PAY7KQ2M9XD4TBW",
+         *         "user_email": "ada@example.com",
+         *         "amount_ngn": "50000.00",
+         *         "bank_reference": "SBX-01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+         *         "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+         *         "amount_asset": null,
+         *         "asset": "USDC",
+         *         "chain": "BASE",
+         *         "tx_hash": null,
+         *         "status": "PENDING_FX",
+         *         "failure_reason": null,
+         *         "flag_reason": null,
+         *         "created_at": "2026-11-25T10:00:00.000Z",
+         *         "settled_at": null,
+         *         "updated_at": "2026-11-25T10:01:30.000Z"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['DepositEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  depositPendingWithdrawalEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "deposit.pending_withdrawal",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "deposit_id": "dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+         *         "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+         *         "merchant_id": "mer_01JDQWZ8A7B6C5D4E3F2G1H0J9",
+         *         "payment_reference": "PAY7KQ2M9XD4TBW",
+         *         "user_email": "ada@example.com",
+         *         "amount_ngn": "50000.00",
+         *         "bank_reference": "SBX-01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+         *         "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+         *         "amount_asset": "31.487500",
+         *         "asset": "USDC",
+         *         "chain": "BASE",
+         *         "tx_hash": null,
+         *         "status": "PENDING_WITHDRAWAL",
+         *         "failure_reason": null,
+         *         "flag_reason": null,
+         *         "created_at": "2026-11-25T10:00:00.000Z",
+         *         "settled_at": null,
+         *         "updated_at": "2026-11-25T10:01:30.000Z"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['DepositEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  depositSettledEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "deposit.settled",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "deposit_id": "dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+         *         "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+         *         "merchant_id": "mer_01JDQWZ8A7B6C5D4E3F2G1H0J9",
+         *         "payment_reference": "PAY7KQ2M9XD4TBW",
+         *         "user_email": "ada@example.com",
+         *         "amount_ngn": "50000.00",
+         *         "bank_reference": "SBX-01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+         *         "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+         *         "amount_asset": "31.487500",
+         *         "asset": "USDC",
+         *         "chain": "BASE",
+         *         "tx_hash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+         *         "status": "SETTLED",
+         *         "failure_reason": null,
+         *         "flag_reason": null,
+         *         "created_at": "2026-11-25T10:00:00.000Z",
+         *         "settled_at": "2026-11-25T10:01:30.000Z",
+         *         "updated_at": "2026-11-25T10:01:30.000Z"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['DepositEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  depositFailedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "deposit.failed",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "deposit_id": "dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+         *         "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+         *         "merchant_id": "mer_01JDQWZ8A7B6C5D4E3F2G1H0J9",
+         *         "payment_reference": "PAY7KQ2M9XD4TBW",
+         *         "user_email": "ada@example.com",
+         *         "amount_ngn": "50000.00",
+         *         "bank_reference": "SBX-01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+         *         "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+         *         "amount_asset": null,
+         *         "asset": "USDC",
+         *         "chain": "BASE",
+         *         "tx_hash": null,
+         *         "status": "FAILED",
+         *         "failure_reason": "FX execution failed",
+         *         "flag_reason": null,
+         *         "created_at": "2026-11-25T10:00:00.000Z",
+         *         "settled_at": null,
+         *         "updated_at": "2026-11-25T10:01:30.000Z"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['DepositEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  depositFlaggedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "deposit.flagged",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "deposit_id": "dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+         *         "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+         *         "merchant_id": "mer_01JDQWZ8A7B6C5D4E3F2G1H0J9",
+         *         "payment_reference": "PAY7KQ2M9XD4TBW",
+         *         "user_email": "ada@example.com",
+         *         "amount_ngn": "50000.00",
+         *         "bank_reference": "SBX-01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+         *         "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+         *         "amount_asset": "31.487500",
+         *         "asset": "USDC",
+         *         "chain": "BASE",
+         *         "tx_hash": null,
+         *         "status": "FLAGGED",
+         *         "failure_reason": null,
+         *         "flag_reason": "Rejected by risk review",
+         *         "created_at": "2026-11-25T10:00:00.000Z",
+         *         "settled_at": null,
+         *         "updated_at": "2026-11-25T10:01:30.000Z"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['DepositEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  depositReversedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "deposit.reversed",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "deposit_id": "dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+         *         "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+         *         "merchant_id": "mer_01JDQWZ8A7B6C5D4E3F2G1H0J9",
+         *         "payment_reference": "PAY7KQ2M9XD4TBW",
+         *         "user_email": "ada@example.com",
+         *         "amount_ngn": "50000.00",
+         *         "bank_reference": "SBX-01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+         *         "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+         *         "amount_asset": "31.487500",
+         *         "asset": "USDC",
+         *         "chain": "BASE",
+         *         "tx_hash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+         *         "status": "REVERSED",
+         *         "failure_reason": null,
+         *         "flag_reason": null,
+         *         "created_at": "2026-11-25T10:00:00.000Z",
+         *         "settled_at": "2026-11-25T10:01:30.000Z",
+         *         "updated_at": "2026-11-25T10:01:30.000Z"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['DepositEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  withdrawalCompletedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "withdrawal.completed",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "withdrawal_id": "wd_01JDQX6Z5Y4X3W2V1T0S9R8Q7P",
+         *         "amount": "25.000000",
+         *         "asset": "USDC",
+         *         "chain": "BASE",
+         *         "destination_address": "0x52908400098527886E0F7030069857D2E4169EE7",
+         *         "status": "COMPLETED",
+         *         "tx_hash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+         *         "created_at": "2026-11-25T10:00:00.000Z",
+         *         "updated_at": "2026-11-25T10:00:00.000Z"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['WithdrawalEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  withdrawalFailedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "withdrawal.failed",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "withdrawal_id": "wd_01JDQX6Z5Y4X3W2V1T0S9R8Q7P",
+         *         "amount": "25.000000",
+         *         "asset": "USDC",
+         *         "chain": "BASE",
+         *         "destination_address": "0x52908400098527886E0F7030069857D2E4169EE7",
+         *         "status": "FAILED",
+         *         "tx_hash": null,
+         *         "created_at": "2026-11-25T10:00:00.000Z",
+         *         "updated_at": "2026-11-25T10:00:00.000Z"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['WithdrawalEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+}
