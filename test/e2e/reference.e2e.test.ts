@@ -184,13 +184,13 @@ describe('/docs and /graphiql in a browser', () => {
   });
 });
 
-describe('/docs and /graphiql in production', () => {
+describe('/docs and /graphiql switched by configuration', () => {
   let databaseUrl: string;
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();
   });
 
-  /** A production gateway with `env`; what /docs and /graphiql (and an asset) answer. */
+  /** A gateway (production unless `env` says otherwise): what /docs, /graphiql and assets answer. */
   async function statuses(env: Record<string, string>) {
     const stack = await startStack(databaseUrl, {
       env: { ONRAMP_ENV: 'production', ...env },
@@ -224,5 +224,20 @@ describe('/docs and /graphiql in production', () => {
     expect(graphiqlOnly['/docs'].status).toBe(404);
     expect(graphiqlOnly['/docs'].body.error.code).toBe('not_found');
     expect(graphiqlOnly['/docs/assets/docs.js'].status).toBe(404);
+  }, 60_000);
+
+  it('a sandbox operator can turn both off', async () => {
+    const off = await statuses({
+      ONRAMP_ENV: 'sandbox',
+      DOCS_ENABLED: 'false',
+      GRAPHIQL_ENABLED: 'false',
+    });
+    for (const [path, answer] of Object.entries(off)) {
+      expect({ path, status: answer.status, code: answer.body?.error?.code }).toEqual({
+        path,
+        status: 404,
+        code: 'not_found',
+      });
+    }
   }, 60_000);
 });
