@@ -2,7 +2,7 @@
 'use strict';
 // Compiles src/ and jobs/ to dist/ with the TypeScript compiler, and bundles the merchant
 // dashboard (dashboard/src, with graphql-ws's client) into one script with esbuild, next to its
-// page and styles in dist/dashboard/. esbuild's binary comes in an optional npm package for the
+// page and styles in dist/dashboard/; likewise /docs and /graphiql into dist/reference/. esbuild's binary comes in an optional npm package for the
 // platform (@esbuild/linux-x64 and so on), found without esbuild's install script, so
 // `npm ci --ignore-scripts` (the Dockerfile) builds too. Builds into a temporary folder and swaps
 // it in, so processes started from dist/ by a concurrent run never find it half-written or
@@ -21,6 +21,7 @@ try {
     { cwd: root, stdio: 'inherit' },
   );
   buildDashboard(join(staging, 'dashboard'));
+  buildReference(join(staging, 'reference'));
   try {
     renameSync(join(root, 'dist'), retired);
   } catch {
@@ -58,4 +59,49 @@ function buildDashboard(out) {
   });
   copyFileSync(join(root, 'dashboard', 'index.html'), join(out, 'index.html'));
   copyFileSync(join(root, 'dashboard', 'styles.css'), join(assets, 'styles.css'));
+}
+
+/**
+ * The pages /docs and /graphiql serve (reference/): Swagger UI's own prebuilt files from
+ * swagger-ui-dist (copied as they are) with a small start script, and GraphiQL (React and
+ * graphql-ws's client included) bundled into one script and one stylesheet. Both are dev
+ * dependencies: only these files reach the runtime image.
+ */
+function buildReference(out) {
+  const docs = join(out, 'docs', 'assets');
+  const graphiql = join(out, 'graphiql', 'assets');
+  mkdirSync(docs, { recursive: true });
+  mkdirSync(graphiql, { recursive: true });
+  const swaggerUi = join(require.resolve('swagger-ui-dist/package.json'), '..');
+  for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css']) {
+    copyFileSync(join(swaggerUi, file), join(docs, file));
+  }
+  const common = {
+    absWorkingDir: root,
+    bundle: true,
+    platform: 'browser',
+    target: 'es2020',
+    tsconfig: join('reference', 'tsconfig.json'),
+    minify: true,
+    sourcemap: 'linked',
+    legalComments: 'eof',
+    logLevel: 'warning',
+  };
+  const esbuild = require('esbuild');
+  esbuild.buildSync({
+    ...common,
+    entryPoints: [join('reference', 'src', 'docs.ts')],
+    outfile: join(docs, 'docs.js'),
+    format: 'iife',
+  });
+  esbuild.buildSync({
+    ...common,
+    entryPoints: [join('reference', 'src', 'graphiql.ts')],
+    // graphiql.js, and graphiql.css from the stylesheets it imports.
+    outfile: join(graphiql, 'graphiql.js'),
+    format: 'esm',
+    define: { 'process.env.NODE_ENV': '"production"' },
+  });
+  copyFileSync(join(root, 'reference', 'docs.html'), join(out, 'docs', 'index.html'));
+  copyFileSync(join(root, 'reference', 'graphiql.html'), join(out, 'graphiql', 'index.html'));
 }

@@ -31,6 +31,12 @@ const optionalAddress = z
   .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
   .optional();
 
+/** `true`/`false`, or unset for a default that depends on ONRAMP_ENV. */
+const optionalBoolean = z
+  .enum(['true', 'false'], { message: 'must be true or false' })
+  .optional()
+  .transform((value) => (value === undefined ? undefined : value === 'true'));
+
 export const configSchema = z.object({
   ONRAMP_ENV: z.enum(['sandbox', 'production']).default('sandbox'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
@@ -226,6 +232,12 @@ export const configSchema = z.object({
   WS_CREDENTIAL_RECHECK_SECONDS: positiveInt(30),
   /** How long a dashboard sign-in lasts. */
   DASHBOARD_SESSION_SECONDS: positiveInt(12 * 60 * 60),
+  /**
+   * The rendered REST reference at /docs (Swagger UI over /v1/openapi.json) and GraphiQL at
+   * /graphiql. Unset: on in the sandbox, off in production (404 there unless turned on).
+   */
+  DOCS_ENABLED: optionalBoolean,
+  GRAPHIQL_ENABLED: optionalBoolean,
   /** On SIGTERM, how long in-flight requests, jobs and webhook attempts may take to finish. */
   SHUTDOWN_TIMEOUT_MS: positiveInt(25_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
