@@ -131,10 +131,12 @@ describe('GraphQL limits through the gateway (sandbox)', () => {
     }
     // The gateway's own time for each refusal (authentication included), the slowest of five
     // rounds excepted: one request delayed by the scheduler of a loaded machine is not the point.
+    // Unrefused, the bomb takes seconds; 250 ms is generous for a CI machine shared with other
+    // suites (refusals measured 12-100 ms there) and still far from that.
     for (const name of ['bomb', 'widest', 'hundredfold']) {
       const times = refusals.filter((r) => r.name === name).map((r) => r.server);
       const usual = [...times].sort((a, b) => a - b).slice(0, -1);
-      expect({ name, slowest: Math.max(...usual) < 50, times }).toEqual({
+      expect({ name, slowest: Math.max(...usual) < 250, times }).toEqual({
         name,
         slowest: true,
         times,
