@@ -1,42 +1,20 @@
 import { z } from 'zod';
 import { privateKeyToAccount } from 'viem/accounts';
-import { parseKey } from './crypto/secret-box';
+import {
+  encryptionKey,
+  encryptionKeyList,
+  KEY_FORMAT,
+  optionalAddress,
+  optionalBoolean,
+  optionalUrl,
+  positiveInt,
+  usdAmount,
+} from './config-fields';
 
 /**
  * Every setting the processes read, validated in one place. A bad value stops start-up
  * with a message naming the variable (see `loadConfig`).
  */
-const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
-const usdAmount = (fallback: string) =>
-  z
-    .string()
-    .regex(/^[0-9]{1,12}(\.[0-9]{1,6})?$/, 'must be a USD amount such as 1000 or 1000.50')
-    .default(fallback);
-const optionalUrl = z
-  .string()
-  .url()
-  .optional()
-  .or(z.literal('').transform(() => undefined));
-
-const KEY_FORMAT = 'must be 32 random bytes as 64 hex digits or base64 (openssl rand -base64 32)';
-const encryptionKey = z.string().refine((text) => parseKey(text) !== null, KEY_FORMAT);
-const encryptionKeyList = z
-  .string()
-  .refine((text) => text.split(',').every((part) => parseKey(part) !== null), {
-    message: `each comma-separated key ${KEY_FORMAT}`,
-  });
-
-const optionalAddress = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
-  .optional();
-
-/** `true`/`false`, or unset for a default that depends on ONRAMP_ENV. */
-const optionalBoolean = z
-  .enum(['true', 'false'], { message: 'must be true or false' })
-  .optional()
-  .transform((value) => (value === undefined ? undefined : value === 'true'));
-
 export const configSchema = z.object({
   ONRAMP_ENV: z.enum(['sandbox', 'production']).default('sandbox'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
