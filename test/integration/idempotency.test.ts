@@ -38,6 +38,8 @@ describe('Idempotency-Key (real PostgreSQL)', () => {
   let baseUrl: string;
   const clock = new ManualClock('2026-06-01T09:00:00Z');
   const runs = { things: 0, flaky: 0, reject: 0, unavailable: 0, graphql: 0 };
+  /** While set, /v1/things holds its answer until this settles (one test needs the key in progress). */
+  let thingsGate: Promise<void> | null = null;
   const box = new SecretBox(randomBytes(32));
 
   /** The response a row stores, opened. */
@@ -84,7 +86,7 @@ describe('Idempotency-Key (real PostgreSQL)', () => {
       },
       async (request, reply) => {
         runs.things++;
-        await sleep(100);
+        await (thingsGate ?? sleep(100));
         reply.code(201);
         return {
           id: `thg_${randomUUID()}`,
@@ -165,9 +167,23 @@ describe('Idempotency-Key (real PostgreSQL)', () => {
     const before = runs.things;
     const key = `key_${randomUUID()}`;
     const body = { amount: '1000.00', meta: { b: 1, a: [1, 2] } };
-    const responses = await Promise.all(
-      Array.from({ length: 20 }, () => post('/v1/things', { key, body })),
+    // The first request's handler is held until the other 19 are answered, so each of them
+    // meets the key in progress (on a loaded machine a fixed 100 ms let the first finish before
+    // the rest arrived, and they were all replays).
+    let release = () => {};
+    thingsGate = new Promise<void>((resolve) => (release = resolve));
+    let answered = 0;
+    const pending = Array.from({ length: 20 }, () =>
+      post('/v1/things', { key, body }).then((r) => {
+        answered += 1;
+        return r;
+      }),
     );
+    const deadline = Date.now() + 20_000;
+    while (answered < 19 && Date.now() < deadline) await sleep(10);
+    release();
+    const responses = await Promise.all(pending);
+    thingsGate = null;
     expect(runs.things - before).toBe(1);
 
     const statuses = responses.map((r) => r.statusCode);

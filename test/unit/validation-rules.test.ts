@@ -82,7 +82,7 @@ describe('gateway validation rules (real schema)', () => {
   it('passes every document the dashboard sends, at its largest page', () => {
     const documents = dashboardDocuments();
     expect(documents.map((d) => d.name)).toEqual(
-      expect.arrayContaining(['DEPOSITS_QUERY', 'DEPOSIT_QUERY', 'DELIVERIES_QUERY']),
+      expect.arrayContaining(['DEPOSITS_QUERY', 'DEPOSIT_QUERY', 'WEBHOOK_DELIVERIES_QUERY']),
     );
     for (const { name, text } of documents) {
       expect({ name, errors: errorsOf(text, true) }).toEqual({ name, errors: [] });
