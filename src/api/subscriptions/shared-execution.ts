@@ -265,6 +265,11 @@ function mapEvents(
     [Symbol.asyncIterator]() {
       return mapped;
     },
+    // What a native async generator does on `await using` (Node 24's generators have it, and
+    // @types/node 24 requires it of AsyncGenerator): end the source as `return()` does.
+    async [Symbol.asyncDispose]() {
+      await mapped.return();
+    },
   };
   return mapped;
 }
