@@ -114,12 +114,14 @@ describe('/docs and /graphiql in a browser', () => {
     // Without a key the page says where to paste it, and asks the gateway nothing.
     await waitForText(result, /Paste your secret key in the Headers tab/);
     expect(browser.requests.filter((url) => url.endsWith('/graphql'))).toEqual([]);
-    // The starting document has two operations: Run opens a menu to pick one. That menu (Radix)
-    // adds a <style> element, which the page's CSP allows only with the response's nonce.
-    await page.locator('.graphiql-execute-button').click();
-    await page.getByRole('menuitem', { name: 'Deposits' }).waitFor({ state: 'visible' });
+    // GraphiQL's dialogs and menus (Radix) add a <style> element, which the page's CSP allows
+    // only with the response's nonce. The settings dialog opens the same way every time (Run's
+    // operation menu appears only when the editor's cursor is in no operation).
+    await page.getByRole('button', { name: 'Open settings dialog' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'visible' });
     expect(await page.locator('style[nonce]').count()).toBeGreaterThan(0);
     await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
 
     // The key pasted into the Headers editor: GraphiQL's own introspection query answers.
     const introspection = page.waitForResponse(
