@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MerchantContext, Principal } from '../context/request-context';
 import type { OperatorPrincipal } from '../operator';
 import { DomainError, ErrorCode } from '../domain/errors';
+import type { ApiScope } from '../domain/api-scopes';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,6 +20,11 @@ declare module 'fastify' {
     clientSecret?: boolean;
     /** Operator routes: an operator token, never a merchant key. */
     operator?: boolean;
+    /**
+     * The scopes that let a restricted key call the route (any one of them; `all` always
+     * does). Absent on an authenticated route: only a key with `all` may call it.
+     */
+    scopes?: readonly ApiScope[];
   }
 }
 

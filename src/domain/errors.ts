@@ -8,6 +8,10 @@ export enum ErrorCode {
   Unauthorized = 'unauthorized',
   Forbidden = 'forbidden',
   MerchantFrozen = 'merchant_frozen',
+  /** A restricted key used outside its scopes. */
+  InsufficientScope = 'insufficient_scope',
+  /** A key used from an address outside its `allowed_ips`. */
+  IpNotAllowed = 'ip_not_allowed',
   NotFound = 'not_found',
   IdempotencyConflict = 'idempotency_conflict',
   PayloadTooLarge = 'payload_too_large',
@@ -15,6 +19,10 @@ export enum ErrorCode {
   RateExpired = 'rate_expired',
   InvalidAddress = 'invalid_address',
   InsufficientBalance = 'insufficient_balance',
+  /** A withdrawal to an address not ACTIVE in the address book, when the merchant requires it. */
+  AddressNotAllowed = 'address_not_allowed',
+  /** A per-merchant count limit, such as the eleventh webhook endpoint. */
+  LimitExceeded = 'limit_exceeded',
   RateLimited = 'rate_limited',
   InternalError = 'internal_error',
   RateUnavailable = 'rate_unavailable',
@@ -28,6 +36,8 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   [ErrorCode.Unauthorized]: 401,
   [ErrorCode.Forbidden]: 403,
   [ErrorCode.MerchantFrozen]: 403,
+  [ErrorCode.InsufficientScope]: 403,
+  [ErrorCode.IpNotAllowed]: 403,
   [ErrorCode.NotFound]: 404,
   [ErrorCode.IdempotencyConflict]: 409,
   [ErrorCode.PayloadTooLarge]: 413,
@@ -35,6 +45,8 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   [ErrorCode.RateExpired]: 422,
   [ErrorCode.InvalidAddress]: 422,
   [ErrorCode.InsufficientBalance]: 422,
+  [ErrorCode.AddressNotAllowed]: 422,
+  [ErrorCode.LimitExceeded]: 422,
   [ErrorCode.RateLimited]: 429,
   [ErrorCode.InternalError]: 500,
   [ErrorCode.RateUnavailable]: 503,

@@ -510,6 +510,8 @@ export interface components {
           | 'unauthorized'
           | 'forbidden'
           | 'merchant_frozen'
+          | 'insufficient_scope'
+          | 'ip_not_allowed'
           | 'not_found'
           | 'idempotency_conflict'
           | 'payload_too_large'
@@ -517,6 +519,8 @@ export interface components {
           | 'rate_expired'
           | 'invalid_address'
           | 'insufficient_balance'
+          | 'address_not_allowed'
+          | 'limit_exceeded'
           | 'rate_limited'
           | 'internal_error'
           | 'rate_unavailable'
@@ -543,6 +547,8 @@ export interface components {
           | 'unauthorized'
           | 'forbidden'
           | 'merchant_frozen'
+          | 'insufficient_scope'
+          | 'ip_not_allowed'
           | 'not_found'
           | 'idempotency_conflict'
           | 'payload_too_large'
@@ -550,6 +556,8 @@ export interface components {
           | 'rate_expired'
           | 'invalid_address'
           | 'insufficient_balance'
+          | 'address_not_allowed'
+          | 'limit_exceeded'
           | 'rate_limited'
           | 'internal_error'
           | 'rate_unavailable'
@@ -1052,7 +1060,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `forbidden` */
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1184,7 +1192,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `forbidden` */
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1314,7 +1322,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `forbidden` */
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1463,7 +1471,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `forbidden`, `merchant_frozen` */
+      /** @description Error: `forbidden`, `merchant_frozen`, `insufficient_scope`, `ip_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1505,7 +1513,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `invalid_address`, `insufficient_balance` */
+      /** @description Error: `invalid_address`, `insufficient_balance`, `address_not_allowed` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1645,7 +1653,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `forbidden` */
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1768,7 +1776,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `forbidden` */
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1959,7 +1967,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `forbidden`, `merchant_frozen` */
+      /** @description Error: `forbidden`, `merchant_frozen`, `insufficient_scope`, `ip_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2140,7 +2148,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `forbidden` */
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2295,7 +2303,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `forbidden` */
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2470,7 +2478,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `forbidden` */
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2638,7 +2646,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `forbidden` */
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2941,7 +2949,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `forbidden` */
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3169,7 +3177,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `forbidden` */
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

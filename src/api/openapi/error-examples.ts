@@ -7,6 +7,8 @@ const MESSAGES: Record<ErrorCode, string> = {
   [ErrorCode.Unauthorized]: 'Authentication required',
   [ErrorCode.Forbidden]: 'This credential may not do that',
   [ErrorCode.MerchantFrozen]: 'This merchant account is frozen; contact support',
+  [ErrorCode.InsufficientScope]: 'This API key lacks the scope deposits:read',
+  [ErrorCode.IpNotAllowed]: 'This API key may not be used from 203.0.113.7',
   [ErrorCode.NotFound]: 'Not found',
   [ErrorCode.IdempotencyConflict]: 'Idempotency-Key was used with a different request',
   [ErrorCode.PayloadTooLarge]: 'Request body is larger than 65536 bytes',
@@ -14,6 +16,9 @@ const MESSAGES: Record<ErrorCode, string> = {
   [ErrorCode.RateExpired]: 'The rate has expired; fetch a new one',
   [ErrorCode.InvalidAddress]: 'destination_address is not a valid address for BASE',
   [ErrorCode.InsufficientBalance]: 'Amount exceeds usd_available',
+  [ErrorCode.AddressNotAllowed]:
+    'destination_address is not ACTIVE in your withdrawal address book',
+  [ErrorCode.LimitExceeded]: 'At most 10 webhook endpoints per merchant',
   [ErrorCode.RateLimited]: 'Rate limit of 100 requests per minute exceeded; retry in 42 seconds',
   [ErrorCode.InternalError]: 'Internal error; quote the request id',
   [ErrorCode.RateUnavailable]: 'No valid rate is available; retry in a few minutes',
@@ -27,6 +32,9 @@ const ONLY_FROM: Partial<Record<ErrorCode, string[]>> = {
   [ErrorCode.RateExpired]: ['createOnramp'],
   [ErrorCode.InvalidAddress]: ['createOnramp', 'createWithdrawal'],
   [ErrorCode.InsufficientBalance]: ['createWithdrawal'],
+  [ErrorCode.AddressNotAllowed]: ['createWithdrawal'],
+  // The operations that create a counted thing list themselves here (webhook endpoints...).
+  [ErrorCode.LimitExceeded]: [],
   [ErrorCode.RateUnavailable]: ['getRate', 'createOnramp'],
 };
 
