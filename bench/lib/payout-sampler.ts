@@ -2,8 +2,9 @@ import { Client } from 'pg';
 
 /**
  * What the payout pipeline is waiting on while a phase runs, sampled from the database every
- * `everyMs`: where the phase's deposits and payouts stand (which stage holds the queue), the
- * send-payout jobs queued in Agenda, and what every other session is doing
+ * `everyMs`: where the phase's deposits and payouts stand (which stage holds the queue; payouts
+ * have no job per payout since issue 19, so the payout statuses are the queue), and what every
+ * other session is doing
  * (`pg_stat_activity`: running, idle in a transaction, or waiting on a lock, and on which
  * statement); and, from Agenda's own notices, how long each job ran. Read-only; one short
  * query per sample.
@@ -22,7 +23,6 @@ interface Sample {
   t: number;
   deposits: Record<string, number>;
   payouts: Record<string, number>;
-  sendJobs: number;
 }
 
 export async function samplePayouts(
@@ -35,7 +35,7 @@ export async function samplePayouts(
   const started = Date.now();
   const samples: Sample[] = [];
   const activity = new Map<string, number>();
-  // Agenda announces every job's end with its run time: how long a send-payout or a sweep
+  // Agenda announces every job's end with its run time: how long a payout round or a sweep
   // took, apart from how long it waited in the queue.
   const jobsMs: Record<string, number[]> = {};
   client.on('notification', (message) => {
@@ -64,8 +64,6 @@ export async function samplePayouts(
            from payouts p join deposits d on d.id = p.deposit_id
           where d.bank_reference like $1 group by p.status
          union all
-         select 'jobs', 'send-payout', count(*)::text from agenda_jobs where name = 'send-payout'
-         union all
          select 'activity',
                 concat_ws(' | ', a.state, a.wait_event_type || ':' || a.wait_event,
                           left(regexp_replace(a.query, '\\s+', ' ', 'g'), 70)),
@@ -76,11 +74,10 @@ export async function samplePayouts(
           group by 2`,
         [`${referencePrefix}%`],
       );
-      const sample: Sample = { t: tick - started, deposits: {}, payouts: {}, sendJobs: 0 };
+      const sample: Sample = { t: tick - started, deposits: {}, payouts: {} };
       for (const r of rows) {
         if (r.kind === 'deposit') sample.deposits[r.key] = Number(r.n);
         else if (r.kind === 'payout') sample.payouts[r.key] = Number(r.n);
-        else if (r.kind === 'jobs') sample.sendJobs = Number(r.n);
         else activity.set(r.key, (activity.get(r.key) ?? 0) + Number(r.n));
       }
       samples.push(sample);
@@ -103,8 +100,7 @@ export async function samplePayouts(
           return (
             `t=${(s.t / 1000).toFixed(1).padStart(5)}s  deposits PENDING_FX ${d.PENDING_FX ?? 0}, ` +
             `PENDING_WITHDRAWAL ${d.PENDING_WITHDRAWAL ?? 0}, SETTLED ${d.SETTLED ?? 0}; payouts ` +
-            `PENDING ${p.PENDING ?? 0}, SIGNED ${p.SIGNED ?? 0}, CONFIRMED ${p.CONFIRMED ?? 0}; ` +
-            `send-payout jobs ${s.sendJobs}`
+            `PENDING ${p.PENDING ?? 0}, SIGNED ${p.SIGNED ?? 0}, CONFIRMED ${p.CONFIRMED ?? 0}`
           );
         });
       // Sessions per sample in each state (sum over samples / samples), most frequent first.

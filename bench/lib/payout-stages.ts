@@ -60,10 +60,7 @@ export async function payoutStages(
         'deposit created -> payout created (settlement, FX)',
         (r) => [r.deposit_created, r.payout_created],
       ],
-      [
-        'payout created -> signed (send-payout queue, signing)',
-        (r) => [r.payout_created, r.signed],
-      ],
+      ['payout created -> signed (signing round)', (r) => [r.payout_created, r.signed]],
       ['signed -> broadcast recorded', (r) => [r.signed, r.broadcast]],
       [
         'broadcast -> mined (block time, 1 s steps)',
