@@ -3444,7 +3444,9 @@ export interface operations {
   listWebhookEndpoints: {
     parameters: {
       query?: {
+        /** @example 1 */
         page?: number;
+        /** @example 20 */
         per_page?: number;
       };
       header?: {
@@ -3459,7 +3461,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Error */
+      /** @description OK */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3469,6 +3471,31 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "webhook_endpoints": [
+           *         {
+           *           "id": "we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3",
+           *           "url": "https://example.com/webhooks/onramp",
+           *           "enabled_events": [
+           *             "deposit.settled",
+           *             "withdrawal.completed"
+           *           ],
+           *           "description": "Settlements to the ledger service",
+           *           "status": "ENABLED",
+           *           "disabled_reason": null,
+           *           "created_at": "2026-11-25T10:00:00.000Z",
+           *           "updated_at": "2026-11-25T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "total": 1,
+           *         "page": 1,
+           *         "per_page": 20,
+           *         "total_pages": 1
+           *       }
+           *     }
+           */
           'application/json': {
             webhook_endpoints: components['schemas']['WebhookEndpoint'][];
             pagination: components['schemas']['Pagination'];
@@ -3574,6 +3601,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "url": "https://example.com/webhooks/onramp",
+         *       "enabled_events": [
+         *         "deposit.settled",
+         *         "withdrawal.completed"
+         *       ],
+         *       "description": "Settlements to the ledger service"
+         *     }
+         */
         'application/json': {
           url: string;
           /** @description The events this endpoint receives: a list of event names, or ["*"] for all */
@@ -3599,7 +3636,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Error */
+      /** @description Created */
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3610,6 +3647,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3",
+           *       "url": "https://example.com/webhooks/onramp",
+           *       "enabled_events": [
+           *         "deposit.settled",
+           *         "withdrawal.completed"
+           *       ],
+           *       "description": "Settlements to the ledger service",
+           *       "status": "ENABLED",
+           *       "disabled_reason": null,
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "updated_at": "2026-11-25T10:00:00.000Z",
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7k6KfR6JcQo="
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpointWithSecret'];
         };
       };
@@ -3749,13 +3802,14 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['XRequestId'];
       };
       path: {
+        /** @example we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3 */
         id: string;
       };
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      /** @description Error */
+      /** @description OK */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3765,6 +3819,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3",
+           *       "url": "https://example.com/webhooks/onramp",
+           *       "enabled_events": [
+           *         "deposit.settled",
+           *         "withdrawal.completed"
+           *       ],
+           *       "description": "Settlements to the ledger service",
+           *       "status": "ENABLED",
+           *       "disabled_reason": null,
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "updated_at": "2026-11-25T10:00:00.000Z",
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7k6KfR6JcQo="
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpointWithSecret'];
         };
       };
@@ -3871,13 +3941,14 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['XRequestId'];
       };
       path: {
+        /** @example we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3 */
         id: string;
       };
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      /** @description Error */
+      /** @description OK */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3887,6 +3958,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3",
+           *       "deleted": true
+           *     }
+           */
           'application/json': components['schemas']['DeletedWebhookEndpoint'];
         };
       };
@@ -3993,12 +4070,18 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['XRequestId'];
       };
       path: {
+        /** @example we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3 */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "status": "DISABLED"
+         *     }
+         */
         'application/json': {
           url?: string;
           /** @description The events this endpoint receives: a list of event names, or ["*"] for all */
@@ -4029,7 +4112,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Error */
+      /** @description OK */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4039,6 +4122,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3",
+           *       "url": "https://example.com/webhooks/onramp",
+           *       "enabled_events": [
+           *         "deposit.settled",
+           *         "withdrawal.completed"
+           *       ],
+           *       "description": "Settlements to the ledger service",
+           *       "status": "DISABLED",
+           *       "disabled_reason": "Disabled by the merchant",
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "updated_at": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
@@ -4150,7 +4248,9 @@ export interface operations {
   listWebhookEndpointDeliveries: {
     parameters: {
       query?: {
+        /** @example 1 */
         page?: number;
+        /** @example 20 */
         per_page?: number;
       };
       header?: {
@@ -4161,13 +4261,14 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['XRequestId'];
       };
       path: {
+        /** @example we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3 */
         id: string;
       };
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      /** @description Error */
+      /** @description OK */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4177,6 +4278,42 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "deliveries": [
+           *         {
+           *           "id": "whd_8b1e4f7a2c5d4e9fb3a6c0d2e5f8a1b4",
+           *           "endpoint_id": "we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3",
+           *           "event_id": "evt_5c2a9e7b1f3d4a6c8e0b2d4f6a8c0e2b",
+           *           "event": "test.ping",
+           *           "replay": false,
+           *           "status": "SUCCEEDED",
+           *           "attempt_count": 1,
+           *           "next_attempt_at": null,
+           *           "last_status_code": 200,
+           *           "last_error": null,
+           *           "attempts": [
+           *             {
+           *               "number": 1,
+           *               "url": "https://example.com/webhooks/onramp",
+           *               "attempted_at": "2026-11-25T10:00:00.000Z",
+           *               "status_code": 200,
+           *               "latency_ms": 84,
+           *               "error": null
+           *             }
+           *           ],
+           *           "created_at": "2026-11-25T10:00:00.000Z",
+           *           "updated_at": "2026-11-25T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "total": 1,
+           *         "page": 1,
+           *         "per_page": 20,
+           *         "total_pages": 1
+           *       }
+           *     }
+           */
           'application/json': {
             deliveries: components['schemas']['WebhookDelivery'][];
             pagination: components['schemas']['Pagination'];
@@ -4291,13 +4428,14 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['XRequestId'];
       };
       path: {
+        /** @example we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3 */
         id: string;
       };
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      /** @description Error */
+      /** @description OK */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4308,6 +4446,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3",
+           *       "url": "https://example.com/webhooks/onramp",
+           *       "enabled_events": [
+           *         "deposit.settled",
+           *         "withdrawal.completed"
+           *       ],
+           *       "description": "Settlements to the ledger service",
+           *       "status": "ENABLED",
+           *       "disabled_reason": null,
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "updated_at": "2026-11-25T10:00:00.000Z",
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7k6KfR6JcQo="
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpointWithSecret'];
         };
       };
@@ -4452,13 +4606,14 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['XRequestId'];
       };
       path: {
+        /** @example we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3 */
         id: string;
       };
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      /** @description Error */
+      /** @description OK */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4469,6 +4624,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whd_8b1e4f7a2c5d4e9fb3a6c0d2e5f8a1b4",
+           *       "endpoint_id": "we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3",
+           *       "event_id": "evt_5c2a9e7b1f3d4a6c8e0b2d4f6a8c0e2b",
+           *       "event": "test.ping",
+           *       "replay": false,
+           *       "status": "SUCCEEDED",
+           *       "attempt_count": 1,
+           *       "next_attempt_at": null,
+           *       "last_status_code": 200,
+           *       "last_error": null,
+           *       "attempts": [
+           *         {
+           *           "number": 1,
+           *           "url": "https://example.com/webhooks/onramp",
+           *           "attempted_at": "2026-11-25T10:00:00.000Z",
+           *           "status_code": 200,
+           *           "latency_ms": 84,
+           *           "error": null
+           *         }
+           *       ],
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "updated_at": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };
