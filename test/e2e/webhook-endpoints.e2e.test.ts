@@ -1,3 +1,4 @@
+import { launchBrowser } from '../support/browser';
 import { createTestDatabase } from '../support/db';
 import { graphql, request } from '../support/http';
 import { balanceOnramp, createOnramp, freshRate, sandboxTransfer } from '../support/onramps';
@@ -167,5 +168,47 @@ describe('webhook endpoints through the processes', () => {
     expect(deleted.body).toEqual({ id: last.id, deleted: true });
     expect((await rest('GET', `/v1/webhook_endpoints/${last.id}`)).status).toBe(404);
     expect((await create(receivers[3].url, ['*'])).status).toBe(201);
+  });
+
+  it('the dashboard lists the endpoints, adds one with chosen events and sends a test', async () => {
+    const list = (await rest('GET', '/v1/webhook_endpoints')).body.webhook_endpoints as Loose[];
+    // Room for one more (the limit is reached above).
+    await rest('DELETE', `/v1/webhook_endpoints/${list[list.length - 1].id}`);
+    const browser = await launchBrowser();
+    try {
+      const { page } = browser;
+      await page.goto(`${stack.url}/dashboard`);
+      await page.getByLabel('Secret API key', { exact: true }).fill(key);
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      const rows = page.locator('#webhook-endpoints-table tbody tr');
+      await rows.nth(8).waitFor({ timeout: 15_000 });
+      expect(await rows.count()).toBe(9);
+
+      // Send a test to the second endpoint (receivers[1]) from its row.
+      const before = receivers[1].received.length;
+      await page
+        .locator(`#webhook-endpoints-table tr[data-endpoint-id="${list[1].id}"]`)
+        .getByRole('button', { name: 'Send test' })
+        .click();
+      await eventually(async () => receivers[1].received.length > before || undefined, 10_000);
+      expect(receivers[1].envelopes().at(-1)?.event).toBe('test.ping');
+
+      // Add one for two chosen events: its secret is shown, the list has it.
+      const form = page.locator('#webhook-endpoint-form');
+      await form.getByLabel('Endpoint URL').fill(receivers[2].url);
+      await form.getByLabel('deposit.failed').check();
+      await form.getByLabel('withdrawal.failed').check();
+      await form.getByRole('button', { name: 'Add endpoint' }).click();
+      await rows.nth(9).waitFor({ timeout: 10_000 });
+      expect(await page.locator('#webhook-endpoint-secret').textContent()).toMatch(/whsec_/);
+      const after = (await rest('GET', '/v1/webhook_endpoints')).body.webhook_endpoints as Loose[];
+      expect(after.at(-1)).toMatchObject({
+        url: receivers[2].url,
+        enabled_events: ['deposit.failed', 'withdrawal.failed'],
+      });
+      expect(browser.pageErrors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   });
 });
