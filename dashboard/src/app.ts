@@ -19,6 +19,7 @@ import { SandboxSection } from './sandbox.js';
 import { SignInView } from './sign-in.js';
 import { VolumeChartSection } from './volume-chart.js';
 import { WebhooksSection } from './webhooks.js';
+import { WebhookEndpointsSection } from './webhook-endpoints.js';
 import { GraphQLWsClient, graphqlWsUrl } from './ws-client.js';
 
 const SESSION_ENDED = 'Your session has ended. Sign in again.';
@@ -36,6 +37,7 @@ const balance = new BalanceSection();
 const onramps = new OnrampsSection(rate);
 const volume = new VolumeChartSection();
 const webhooks = new WebhooksSection();
+const webhookEndpoints = new WebhookEndpointsSection();
 const sandbox = new SandboxSection();
 const detail = new DepositDetailSection();
 const deposits = new DepositsSection({
@@ -124,6 +126,7 @@ function enter(s: Session): void {
   void deposits.load();
   void volume.load();
   void webhooks.loadDeliveries();
+  void webhookEndpoints.load();
   startLive();
   byId('main').focus({ preventScroll: true });
 }
@@ -185,6 +188,7 @@ function leave(message?: string): void {
   detail.reset();
   volume.reset();
   webhooks.reset();
+  webhookEndpoints.reset();
   sandbox.reset();
   setText(merchantName, '');
   setText(merchantEnv, '');

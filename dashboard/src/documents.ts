@@ -97,3 +97,35 @@ export const SET_SANDBOX_SCENARIO_MUTATION = `mutation DashboardSetSandboxScenar
     fxFailure chainOutage riskReject rateSourceDown autoDepositNgn autoDepositDelaySeconds
   }
 }`;
+
+// ---- Webhook endpoints (several per merchant) ----
+
+export const WEBHOOK_ENDPOINTS_FIELDS = `id url enabledEvents description status createdAt`;
+
+export const WEBHOOK_ENDPOINTS_QUERY = `query DashboardWebhookEndpoints {
+  webhookEndpoints(first: 10) { edges { node { ${WEBHOOK_ENDPOINTS_FIELDS} } } }
+}`;
+
+export const CREATE_WEBHOOK_ENDPOINT_MUTATION = `mutation DashboardCreateWebhookEndpoint($input: CreateWebhookEndpointInput!) {
+  createWebhookEndpoint(input: $input) { ${WEBHOOK_ENDPOINTS_FIELDS} secret }
+}`;
+
+export const UPDATE_WEBHOOK_ENDPOINT_MUTATION = `mutation DashboardUpdateWebhookEndpoint($id: ID!, $input: UpdateWebhookEndpointInput!) {
+  updateWebhookEndpoint(id: $id, input: $input) { ${WEBHOOK_ENDPOINTS_FIELDS} }
+}`;
+
+export const ROTATE_WEBHOOK_ENDPOINT_SECRET_MUTATION = `mutation DashboardRotateWebhookEndpointSecret($id: ID!) {
+  rotateWebhookEndpointSecret(id: $id) { ${WEBHOOK_ENDPOINTS_FIELDS} secret }
+}`;
+
+export const TEST_WEBHOOK_ENDPOINT_MUTATION = `mutation DashboardTestWebhookEndpoint($id: ID!) {
+  testWebhookEndpoint(id: $id) { ${WEBHOOK_DELIVERY_FIELDS} }
+}`;
+
+export const ENDPOINT_DELIVERIES_QUERY = `query DashboardEndpointDeliveries($first: Int, $endpointId: ID) {
+  webhookDeliveries(first: $first, endpointId: $endpointId) { edges { node { ${WEBHOOK_DELIVERY_FIELDS} } } }
+}`;
+
+export const REPLAY_TO_ENDPOINT_MUTATION = `mutation DashboardReplayToEndpoint($eventId: ID!, $endpointId: ID) {
+  replayWebhookEvent(eventId: $eventId, endpointId: $endpointId) { ${WEBHOOK_DELIVERY_FIELDS} }
+}`;

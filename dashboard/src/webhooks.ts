@@ -1,5 +1,6 @@
 // Webhooks section: the endpoint URL, its signing secret (masked until revealed; rotation), and
-// the delivery log with a Replay button per delivery.
+// the delivery log with a Replay button per delivery. These act on the merchant's first endpoint;
+// webhook-endpoints.ts manages all of them.
 
 import { gql } from './api.js';
 import {
@@ -8,35 +9,12 @@ import {
   SET_WEBHOOK_ENDPOINT_MUTATION,
   WEBHOOK_DELIVERIES_QUERY,
 } from './documents.js';
-import { busy, byId, h, Messages, setText, syncRows } from './dom.js';
-import { formatTime, orDash } from './format.js';
+import { busy, byId, Messages, setText } from './dom.js';
+import { DeliveriesTable, type Delivery } from './webhook-deliveries-table.js';
 import type { WebhookEndpoint } from './balance.js';
-
-interface Attempt {
-  number: number;
-  statusCode: number | null;
-  error: string | null;
-  latencyMs: number;
-  attemptedAt: string;
-}
-
-interface Delivery {
-  id: string;
-  eventId: string;
-  event: string;
-  status: string;
-  attemptCount: number;
-  lastStatusCode: number | null;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  replay: boolean;
-  attempts: Attempt[];
-}
 
 const PAGE_SIZE = 20;
 const MASK = '••••••••••••••••';
-
-const TONES: Record<string, string> = { SUCCEEDED: 'ok', PENDING: 'info', FAILED: 'bad' };
 
 export class WebhooksSection {
   private readonly messages = Messages.of('webhooks');
@@ -48,8 +26,11 @@ export class WebhooksSection {
   private readonly hide = byId<HTMLButtonElement>('webhook-hide');
   private readonly rotate = byId<HTMLButtonElement>('webhook-rotate');
   private readonly refreshButton = byId<HTMLButtonElement>('deliveries-refresh');
-  private readonly tbody = byId<HTMLTableElement>('deliveries-table').tBodies[0];
-  private readonly empty = byId('deliveries-empty');
+  private readonly table = new DeliveriesTable(
+    byId<HTMLTableElement>('deliveries-table').tBodies[0],
+    byId('deliveries-empty'),
+    (delivery, button) => this.replay(delivery, button),
+  );
   private endpoint: WebhookEndpoint | null = null;
   private revealed = false;
   private deliveries: Delivery[] = [];
@@ -187,74 +168,6 @@ export class WebhooksSection {
   }
 
   private renderDeliveries(): void {
-    syncRows(
-      this.tbody,
-      this.deliveries,
-      (d) => d.id,
-      'data-delivery-id',
-      (d) => {
-        const replay = h('button', { type: 'button', class: 'btn btn-small' }, 'Replay');
-        const row = h(
-          'tr',
-          {},
-          h('td', { class: 'mono' }),
-          h('td', {}, h('span', { class: 'pill' })),
-          h('td'),
-          h('td', { class: 'num' }),
-          h('td'),
-          h('td'),
-          h('td', {}, replay),
-        );
-        replay.addEventListener('click', () => {
-          const current = this.deliveries.find((x) => x.id === row.dataset.deliveryId) ?? d;
-          void this.replay(current, replay);
-        });
-        this.fillDelivery(row, d);
-        return row;
-      },
-      (row, d) => this.fillDelivery(row, d),
-    );
-    this.empty.hidden = this.deliveries.length > 0;
-  }
-
-  private fillDelivery(row: HTMLTableRowElement, d: Delivery): void {
-    const cells = row.cells;
-    setText(cells[0], d.replay ? `${d.event} (replay)` : d.event);
-    cells[0].title = `Event ${d.eventId}`;
-    const status = cells[1].firstElementChild as HTMLElement;
-    setText(status, d.status);
-    status.dataset.tone = TONES[d.status] ?? 'info';
-    // Attempts: the count, with every attempt in a disclosure.
-    const attempts = cells[2];
-    const signature = `${d.attemptCount}:${d.attempts.length}`;
-    if (attempts.dataset.signature !== signature) {
-      attempts.dataset.signature = signature;
-      const wasOpen = attempts.querySelector('details')?.open ?? false;
-      attempts.replaceChildren(
-        d.attempts.length
-          ? h(
-              'details',
-              { class: 'attempts', open: wasOpen },
-              h('summary', {}, String(d.attemptCount)),
-              h(
-                'ol',
-                {},
-                ...d.attempts.map((a) =>
-                  h(
-                    'li',
-                    {},
-                    `#${a.number} ${formatTime(a.attemptedAt)}: ` +
-                      `${a.statusCode ?? 'no response'}` +
-                      `${a.error ? ` (${a.error})` : ''}, ${a.latencyMs} ms`,
-                  ),
-                ),
-              ),
-            )
-          : String(d.attemptCount),
-      );
-    }
-    setText(cells[3], orDash(d.lastStatusCode));
-    setText(cells[4], d.nextAttemptAt ? formatTime(d.nextAttemptAt) : '—');
-    setText(cells[5], formatTime(d.createdAt));
+    this.table.render(this.deliveries);
   }
 }

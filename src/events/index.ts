@@ -8,3 +8,4 @@ export { DepositEventStore } from './deposit-event-store';
 export type { DepositEventRow } from './deposit-event-store';
 export { depositStatusEntries, eventKinds, eventOwner, outboxEvents } from './event-reads';
 export type { OutboxEvent, StatusEntry } from './event-reads';
+export { writeTestPingEvent } from './test-ping';

@@ -7,19 +7,20 @@ import type { ClaimedDelivery, WebhookDeliveryService } from './webhook-delivery
 export interface DispatcherLimits {
   /** Attempts in flight in this runner, over all endpoints. */
   concurrency: number;
-  /** Attempts in flight to one merchant's endpoint. */
+  /** Attempts in flight to one endpoint. */
   perEndpoint: number;
 }
 
 /**
  * Keeps this runner's webhook attempts flowing: `wake()` (on a NOTIFY of a new delivery, and
  * from the recurring sweep for retries) claims what is due and starts the attempts without
- * waiting for them. Slots are counted per merchant, so a slow or hanging endpoint occupies at
- * most `perEndpoint` of them and other merchants' deliveries go on.
+ * waiting for them. Slots are counted per endpoint, so a slow or hanging endpoint occupies at
+ * most `perEndpoint` of them and other endpoints' deliveries (the same merchant's too) go on.
  *
  * One object's events (a deposit's, a withdrawal's) are attempted one after another, in outbox
  * order: a deposit created and settled within milliseconds must not reach the merchant as
- * `deposit.settled` then `deposit.created`. Only first attempts keep that order: a retry comes
+ * `deposit.settled` then `deposit.created`. The order holds per endpoint: each endpoint gets the
+ * object's events in order, and a slow endpoint does not hold up another. Only first attempts keep that order: a retry comes
  * when its backoff says, after later events of the object may have been delivered.
  */
 export class WebhookDispatcher {
@@ -64,8 +65,8 @@ export class WebhookDispatcher {
       try {
         claimed = await this.deliveries.claimDue(this.orm.em.fork(), {
           limit: free,
-          perMerchant: this.limits.perEndpoint,
-          skipMerchants: skip.map(([merchantId]) => merchantId),
+          perEndpoint: this.limits.perEndpoint,
+          skipEndpoints: skip.map(([slot]) => slot),
         });
       } catch (error) {
         this.log.warn({ err: error }, 'could not claim webhook deliveries');
@@ -78,8 +79,8 @@ export class WebhookDispatcher {
   }
 
   private start(delivery: ClaimedDelivery): void {
-    const merchant = delivery.merchantId;
-    this.inFlight.set(merchant, (this.inFlight.get(merchant) ?? 0) + 1);
+    const slot = slotOf(delivery);
+    this.inFlight.set(slot, (this.inFlight.get(slot) ?? 0) + 1);
     this.total += 1;
     const object = objectOf(delivery);
     const previous = this.lastOfObject.get(object);
@@ -108,9 +109,9 @@ export class WebhookDispatcher {
         this.log.error({ err: error, deliveryId: delivery.id }, 'webhook attempt not recorded');
       })
       .finally(() => {
-        const left = (this.inFlight.get(merchant) ?? 1) - 1;
-        if (left === 0) this.inFlight.delete(merchant);
-        else this.inFlight.set(merchant, left);
+        const left = (this.inFlight.get(slot) ?? 1) - 1;
+        if (left === 0) this.inFlight.delete(slot);
+        else this.inFlight.set(slot, left);
         this.total -= 1;
         if (this.total === 0) for (const resolve of this.idle) resolve();
         // A slot came free: whatever waited for it is due.
@@ -127,10 +128,15 @@ export class WebhookDispatcher {
   }
 }
 
-/** The object a delivery is about: its deposit or withdrawal, else the event itself. */
+/** The slot a delivery counts in: its endpoint (the claim's own rule, `SLOT`). */
+function slotOf(delivery: ClaimedDelivery): string {
+  return delivery.endpointId ?? delivery.merchantId;
+}
+
+/** The object a delivery is about, per endpoint: its deposit or withdrawal, else the event. */
 function objectOf(delivery: ClaimedDelivery): string {
   const { event } = delivery;
-  return `${delivery.merchantId} ${event.depositId ?? event.withdrawalId ?? event.id}`;
+  return `${slotOf(delivery)} ${event.depositId ?? event.withdrawalId ?? event.id}`;
 }
 
 /** A claimed batch in outbox order (claims come in retry-time order, not event order). */

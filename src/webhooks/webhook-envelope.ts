@@ -34,7 +34,10 @@ function withdrawalFromSnapshot(s: Record<string, unknown>): Withdrawal {
 export function webhookEnvelope(event: OutboxEvent): string {
   const data = event.depositId
     ? publicDeposit(depositViewFromSnapshot(event.snapshot))
-    : presentWithdrawal(withdrawalFromSnapshot(event.snapshot));
+    : event.withdrawalId
+      ? presentWithdrawal(withdrawalFromSnapshot(event.snapshot))
+      : // Events about no deposit or withdrawal (test.ping...) carry their snapshot as data.
+        event.snapshot;
   return JSON.stringify({
     event: event.kind,
     event_id: event.id,

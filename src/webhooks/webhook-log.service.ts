@@ -6,8 +6,8 @@ import { TEXT_ARRAY, textArray } from '../db/text-array';
 import { WebhookDelivery } from '../db/entities/webhook-delivery.entity';
 import { DomainError, ErrorCode, invalidParameter } from '../domain/errors';
 import type { Cursor } from '../domain/pagination';
-import { noEndpoint } from './webhook-endpoint.service';
-import { eventKinds, eventOwner, WEBHOOK_DELIVERIES } from '../events';
+import { noEndpoint, OLDEST_FIRST, unknownEndpoint } from './webhook-endpoint-rows';
+import { eventKinds, eventOwner, WEBHOOK_DELIVERIES, writeTestPingEvent } from '../events';
 
 export interface WebhookAttemptView {
   number: number;
@@ -20,6 +20,8 @@ export interface WebhookAttemptView {
 
 export interface WebhookDeliveryView {
   id: string;
+  /** The endpoint it was owed to (null only for deliveries older than several endpoints). */
+  endpointId: string | null;
   eventId: string;
   eventKind: string;
   replay: boolean;
@@ -45,8 +47,11 @@ export class WebhookLogService {
     eventId: string | null,
     after: Cursor | null,
     limit: number,
+    endpointId: string | null = null,
   ): Promise<{ deliveries: WebhookDeliveryView[]; total: number; hasMore: boolean }> {
-    const base: FilterQuery<WebhookDelivery> = eventId ? { merchantId, eventId } : { merchantId };
+    const base: FilterQuery<WebhookDelivery> = { merchantId };
+    if (eventId) base.eventId = eventId;
+    if (endpointId) base.endpointId = endpointId;
     const [rows, total] = await Promise.all([
       em.find(WebhookDelivery, afterCursor(base, after), {
         orderBy: NEWEST_FIRST,
@@ -58,6 +63,22 @@ export class WebhookLogService {
     return { deliveries: await this.views(em, page), total, hasMore: rows.length > limit };
   }
 
+  /** One endpoint's deliveries, newest first, by page (REST lists). */
+  async listPage(
+    em: EntityManager,
+    merchantId: string,
+    endpointId: string,
+    offset: number,
+    limit: number,
+  ): Promise<{ deliveries: WebhookDeliveryView[]; total: number }> {
+    const where = { merchantId, endpointId };
+    const [rows, total] = await Promise.all([
+      em.find(WebhookDelivery, where, { orderBy: NEWEST_FIRST, offset, limit }),
+      em.count(WebhookDelivery, where),
+    ]);
+    return { deliveries: await this.views(em, rows), total };
+  }
+
   async get(em: EntityManager, deliveryId: string): Promise<WebhookDeliveryView> {
     const delivery = await em.findOne(WebhookDelivery, { id: deliveryId }, { refresh: true });
     if (!delivery) throw new DomainError(ErrorCode.NotFound, `No delivery ${deliveryId}`);
@@ -66,41 +87,80 @@ export class WebhookLogService {
 
   /**
    * Sends an event again as a new delivery (its first attempt at once, then the usual
-   * schedule). `merchantId` null is the operator: any merchant's event.
+   * schedule), to the endpoint named or else the merchant's first. `merchantId` null is the
+   * operator: any merchant's event.
    */
   async replay(
     em: EntityManager,
     merchantId: string | null,
     eventId: string,
+    endpointId: string | null = null,
   ): Promise<WebhookDeliveryView> {
-    const now = this.clock.now();
     const id = await em.transactional(async (tx) => {
       const owner = await eventOwner(tx, eventId, merchantId);
       if (owner === null) throw noEvent(eventId);
-      const endpoints = await executeInTransaction<{ enabled: boolean }>(
-        tx,
-        'select enabled from webhook_endpoints where merchant_id = ?',
-        [owner],
-      );
-      if (endpoints.length === 0) throw noEndpoint();
-      if (!endpoints[0].enabled) {
-        throw invalidParameter(
-          'eventId',
-          'the webhook endpoint is disabled (it answered 410); set its URL again to enable it',
-        );
-      }
-      const inserted = await executeInTransaction<{ id: string }>(
-        tx,
-        `insert into webhook_deliveries
-           (id, event_id, merchant_id, replay, status, next_attempt_at, created_at, updated_at)
-         values ('whd_' || replace(gen_random_uuid()::text, '-', ''), ?, ?, true, 'PENDING', ?, ?, ?)
-         returning id`,
-        [eventId, owner, now, now, now],
-      );
-      await executeInTransaction(tx, 'select pg_notify(?, ?)', [WEBHOOK_DELIVERIES.name, owner]);
-      return inserted[0].id;
+      const endpoint = await this.enabledEndpoint(tx, owner, endpointId, 'eventId');
+      return this.insertDelivery(tx, eventId, owner, endpoint, true);
     });
     return this.get(em, id);
+  }
+
+  /** Sends a signed `test.ping` event to this endpoint only; answers its delivery. */
+  async sendTest(
+    em: EntityManager,
+    merchantId: string,
+    endpointId: string,
+  ): Promise<WebhookDeliveryView> {
+    const id = await em.transactional(async (tx) => {
+      const endpoint = await this.enabledEndpoint(tx, merchantId, endpointId, 'id');
+      const eventId = await writeTestPingEvent(tx, merchantId, endpoint, this.clock.now());
+      return this.insertDelivery(tx, eventId, merchantId, endpoint, false);
+    });
+    return this.get(em, id);
+  }
+
+  /** The endpoint named (or the merchant's first), which must be enabled to be sent to. */
+  private async enabledEndpoint(
+    tx: EntityManager,
+    merchantId: string,
+    endpointId: string | null,
+    parameter: string,
+  ): Promise<string> {
+    const [endpoint] = await executeInTransaction<{ id: string; enabled: boolean }>(
+      tx,
+      `select id, enabled from webhook_endpoints
+        where merchant_id = ? and (?::text is null or id = ?) ${OLDEST_FIRST} limit 1`,
+      [merchantId, endpointId, endpointId],
+    );
+    if (!endpoint) throw endpointId === null ? noEndpoint() : unknownEndpoint(endpointId);
+    if (!endpoint.enabled) {
+      throw invalidParameter(
+        parameter,
+        'the webhook endpoint is disabled (by you, or it answered 410); enable it first',
+      );
+    }
+    return endpoint.id;
+  }
+
+  private async insertDelivery(
+    tx: EntityManager,
+    eventId: string,
+    merchantId: string,
+    endpointId: string,
+    replay: boolean,
+  ): Promise<string> {
+    const now = this.clock.now();
+    const inserted = await executeInTransaction<{ id: string }>(
+      tx,
+      `insert into webhook_deliveries
+         (id, event_id, merchant_id, endpoint_id, replay, status, next_attempt_at, created_at,
+          updated_at)
+       values ('whd_' || replace(gen_random_uuid()::text, '-', ''), ?, ?, ?, ?, 'PENDING', ?, ?, ?)
+       returning id`,
+      [eventId, merchantId, endpointId, replay, now, now, now],
+    );
+    await executeInTransaction(tx, 'select pg_notify(?, ?)', [WEBHOOK_DELIVERIES.name, merchantId]);
+    return inserted[0].id;
   }
 
   private async views(
@@ -136,6 +196,7 @@ export class WebhookLogService {
     }
     return deliveries.map((d) => ({
       id: d.id,
+      endpointId: d.endpointId,
       eventId: d.eventId,
       eventKind: kindOf.get(d.eventId) ?? 'unknown',
       replay: d.replay,

@@ -7,7 +7,7 @@ const BATCH = 500;
 /**
  * Seals every webhook endpoint secret (current and previous) not yet under the current key:
  * values of an older key, and plaintexts stored before encryption at rest. Walks the table in
- * batches by merchant; each row is rewritten by the endpoint service's own `resealRow`, which
+ * batches by endpoint id (every endpoint of every merchant); each row is rewritten by the endpoint service's own `resealRow`, which
  * changes it only if it still holds what was read. Returns the rows rewritten.
  */
 export async function resealWebhookSecrets(
@@ -19,16 +19,16 @@ export async function resealWebhookSecrets(
   let resealed = 0;
   let after = '';
   for (;;) {
-    const rows = await em.getConnection().execute<{ merchant_id: string }[]>(
-      `select merchant_id from webhook_endpoints
-        where merchant_id > ? and (secret not like ? or previous_secret not like ?)
-        order by merchant_id limit ?`,
+    const rows = await em.getConnection().execute<{ id: string }[]>(
+      `select id from webhook_endpoints
+        where id > ? and (secret not like ? or previous_secret not like ?)
+        order by id limit ?`,
       [after, notCurrent, notCurrent, BATCH],
     );
     for (const row of rows) {
-      if (await endpoints.resealRow(em, row.merchant_id)) resealed++;
+      if (await endpoints.resealRow(em, row.id)) resealed++;
     }
     if (rows.length < BATCH) return resealed;
-    after = rows[rows.length - 1].merchant_id;
+    after = rows[rows.length - 1].id;
   }
 }

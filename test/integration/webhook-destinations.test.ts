@@ -140,8 +140,8 @@ describe('webhook destinations without WEBHOOK_ALLOW_PRIVATE (sandbox)', () => {
     await kit.transfer(onramp.accountNumber, '15000');
     const outcomes = await services.webhookDeliveries.deliverDue(orm.em.fork(), {
       limit: 10,
-      perMerchant: 10,
-      skipMerchants: [],
+      perEndpoint: 10,
+      skipEndpoints: [],
     });
     expect(outcomes).toEqual([
       {

@@ -15,7 +15,7 @@ import { baseEnv, eventually, startGateway, type Gateway } from '../support/stac
 import { request } from '../support/http';
 import { verifyWebhookAt, WebhookReceiver } from '../support/webhook-receiver';
 
-const LIMITS = { limit: 100, perMerchant: 100, skipMerchants: [] as string[] };
+const LIMITS = { limit: 100, perEndpoint: 100, skipEndpoints: [] as string[] };
 
 describe('webhook delivery (real PostgreSQL, real HTTP receiver)', () => {
   let databaseUrl: string;
@@ -266,8 +266,8 @@ describe('webhook delivery (real PostgreSQL, real HTTP receiver)', () => {
     expect(() => verifyWebhookAt(before.secret, after)).toThrow(/No matching signature/);
   });
 
-  it('lets concurrent runners attempt each delivery once, at most perMerchant each per claim', async () => {
-    const { merchant: busy } = await merchantWithEndpoint();
+  it('lets concurrent runners attempt each delivery once, at most perEndpoint each per claim', async () => {
+    const { merchant: busy, endpoint: busyEndpoint } = await merchantWithEndpoint();
     const { merchant: quiet } = await merchantWithEndpoint();
     const busyOnramp = await kit.onramp(busy);
     for (let i = 0; i < 6; i += 1) await kit.transfer(busyOnramp.accountNumber, '15000');
@@ -276,16 +276,16 @@ describe('webhook delivery (real PostgreSQL, real HTTP receiver)', () => {
 
     const claimed = await services.webhookDeliveries.claimDue(orm.em.fork(), {
       limit: 10,
-      perMerchant: 2,
-      skipMerchants: [],
+      perEndpoint: 2,
+      skipEndpoints: [],
     });
     const count = (m: string) => claimed.filter((c) => c.merchantId === m).length;
     expect([count(busy), count(quiet)]).toEqual([2, 1]);
     // Claimed deliveries are leased: nobody else takes them meanwhile.
     const skipped = await services.webhookDeliveries.claimDue(orm.em.fork(), {
       limit: 10,
-      perMerchant: 10,
-      skipMerchants: [busy],
+      perEndpoint: 10,
+      skipEndpoints: [busyEndpoint.id],
     });
     expect(skipped).toEqual([]);
     await Promise.all(claimed.map((c) => services.webhookDeliveries.attempt(orm.em.fork(), c)));

@@ -280,6 +280,103 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/webhook_endpoints': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List webhook endpoints, oldest first (no secrets) */
+    get: operations['listWebhookEndpoints'];
+    put?: never;
+    /**
+     * Create a webhook endpoint (at most 10)
+     * @description Answers the endpoint with its signing secret. `enabled_events`: event names, or `["*"]` for every event. The eleventh endpoint: 422 `limit_exceeded`.
+     */
+    post: operations['createWebhookEndpoint'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhook_endpoints/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get one webhook endpoint, with its signing secret */
+    get: operations['getWebhookEndpoint'];
+    put?: never;
+    post?: never;
+    /** Delete a webhook endpoint; its pending deliveries stop */
+    delete: operations['deleteWebhookEndpoint'];
+    options?: never;
+    head?: never;
+    /** Change a webhook endpoint: url, enabled_events, description, status */
+    patch: operations['updateWebhookEndpoint'];
+    trace?: never;
+  };
+  '/v1/webhook_endpoints/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An endpoint's deliveries with their attempts, newest first */
+    get: operations['listWebhookEndpointDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhook_endpoints/{id}/rotate_secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate an endpoint's signing secret
+     * @description The previous secret keeps signing too for 24 h (both signatures are sent).
+     */
+    post: operations['rotateWebhookEndpointSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhook_endpoints/{id}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a signed test.ping event to this endpoint only
+     * @description Answers the delivery (attempted at once); a disabled endpoint: 400.
+     */
+    post: operations['testWebhookEndpoint'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   'deposit.created': {
@@ -455,6 +552,12 @@ export interface components {
       updated_at: string;
       /** @description oc_...: shown only in this response */
       client_secret: string;
+    };
+    /** @description Deleted: its pending deliveries stop */
+    DeletedWebhookEndpoint: {
+      id: string;
+      /** @enum {boolean} */
+      deleted: true;
     };
     /** @description One NGN bank transfer into an onramp virtual account */
     Deposit: {
@@ -633,6 +736,67 @@ export interface components {
       created_at: string;
       /** Format: date-time */
       expires_at: string;
+    };
+    /** @description One event sent (or being sent) to one endpoint */
+    WebhookDelivery: {
+      /** @description whd_... */
+      id: string;
+      endpoint_id: string | null;
+      event_id: string;
+      /** @description The event kind, e.g. deposit.settled or test.ping */
+      event: string;
+      replay: boolean;
+      /** @enum {string} */
+      status: 'PENDING' | 'SUCCEEDED' | 'FAILED';
+      attempt_count: number;
+      next_attempt_at: string | null;
+      last_status_code: number | null;
+      last_error: string | null;
+      attempts: {
+        number: number;
+        url: string;
+        /** Format: date-time */
+        attempted_at: string;
+        status_code: number | null;
+        latency_ms: number;
+        error: string | null;
+      }[];
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    /** @description A webhook endpoint (lists show no secret) */
+    WebhookEndpoint: {
+      /** @description we_... */
+      id: string;
+      url: string;
+      enabled_events: string[];
+      description: string | null;
+      /** @enum {string} */
+      status: 'ENABLED' | 'DISABLED';
+      disabled_reason: string | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    /** @description A webhook endpoint and its signing secret */
+    WebhookEndpointWithSecret: {
+      /** @description we_... */
+      id: string;
+      url: string;
+      enabled_events: string[];
+      description: string | null;
+      /** @enum {string} */
+      status: 'ENABLED' | 'DISABLED';
+      disabled_reason: string | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+      /** @description whsec_...: signs every delivery (after a rotation the previous one too, 24 h) */
+      secret: string;
     };
     /** @description A withdrawal of the USD balance as a stablecoin */
     Withdrawal: {
@@ -3150,6 +3314,1343 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['Deposit'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `idempotency_conflict` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listWebhookEndpoints: {
+    parameters: {
+      query?: {
+        /** @example 1 */
+        page?: number;
+        /** @example 20 */
+        per_page?: number;
+      };
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "webhook_endpoints": [
+           *         {
+           *           "id": "we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3",
+           *           "url": "https://example.com/webhooks/onramp",
+           *           "enabled_events": [
+           *             "deposit.settled",
+           *             "withdrawal.completed"
+           *           ],
+           *           "description": "Settlements to the ledger service",
+           *           "status": "ENABLED",
+           *           "disabled_reason": null,
+           *           "created_at": "2026-11-25T10:00:00.000Z",
+           *           "updated_at": "2026-11-25T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "total": 1,
+           *         "page": 1,
+           *         "per_page": 20,
+           *         "total_pages": 1
+           *       }
+           *     }
+           */
+          'application/json': {
+            webhook_endpoints: components['schemas']['WebhookEndpoint'][];
+            pagination: components['schemas']['Pagination'];
+          };
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Any 1-255 printable ASCII characters, unique per operation you mean. The first response (status and body) is stored for 24 h and replayed, with `Idempotent-Replayed: true`, to a repeat with the same key and body; the same key with another body, or while the first is still running, is 409 `idempotency_conflict`. Secret keys only.
+         * @example order-1234-onramp
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "url": "https://example.com/webhooks/onramp",
+         *       "enabled_events": [
+         *         "deposit.settled",
+         *         "withdrawal.completed"
+         *       ],
+         *       "description": "Settlements to the ledger service"
+         *     }
+         */
+        'application/json': {
+          url: string;
+          /** @description The events this endpoint receives: a list of event names, or ["*"] for all */
+          enabled_events: (
+            | '*'
+            | 'deposit.created'
+            | 'deposit.pending_withdrawal'
+            | 'deposit.settled'
+            | 'deposit.failed'
+            | 'deposit.flagged'
+            | 'deposit.reversed'
+            | 'withdrawal.completed'
+            | 'withdrawal.failed'
+            | 'withdrawal_address.created'
+            | 'withdrawal_address.activated'
+            | 'withdrawal_address.deleted'
+            | 'merchant.settings_updated'
+            | 'api_key.created'
+            | 'api_key.revoked'
+          )[];
+          description?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3",
+           *       "url": "https://example.com/webhooks/onramp",
+           *       "enabled_events": [
+           *         "deposit.settled",
+           *         "withdrawal.completed"
+           *       ],
+           *       "description": "Settlements to the ledger service",
+           *       "status": "ENABLED",
+           *       "disabled_reason": null,
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "updated_at": "2026-11-25T10:00:00.000Z",
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7k6KfR6JcQo="
+           *     }
+           */
+          'application/json': components['schemas']['WebhookEndpointWithSecret'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `idempotency_conflict` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `limit_exceeded` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path: {
+        /** @example we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3",
+           *       "url": "https://example.com/webhooks/onramp",
+           *       "enabled_events": [
+           *         "deposit.settled",
+           *         "withdrawal.completed"
+           *       ],
+           *       "description": "Settlements to the ledger service",
+           *       "status": "ENABLED",
+           *       "disabled_reason": null,
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "updated_at": "2026-11-25T10:00:00.000Z",
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7k6KfR6JcQo="
+           *     }
+           */
+          'application/json': components['schemas']['WebhookEndpointWithSecret'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path: {
+        /** @example we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3",
+           *       "deleted": true
+           *     }
+           */
+          'application/json': components['schemas']['DeletedWebhookEndpoint'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path: {
+        /** @example we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "status": "DISABLED"
+         *     }
+         */
+        'application/json': {
+          url?: string;
+          /** @description The events this endpoint receives: a list of event names, or ["*"] for all */
+          enabled_events?: (
+            | '*'
+            | 'deposit.created'
+            | 'deposit.pending_withdrawal'
+            | 'deposit.settled'
+            | 'deposit.failed'
+            | 'deposit.flagged'
+            | 'deposit.reversed'
+            | 'withdrawal.completed'
+            | 'withdrawal.failed'
+            | 'withdrawal_address.created'
+            | 'withdrawal_address.activated'
+            | 'withdrawal_address.deleted'
+            | 'merchant.settings_updated'
+            | 'api_key.created'
+            | 'api_key.revoked'
+          )[];
+          description?: string | null;
+          /**
+           * @description ENABLED again also after the endpoint answered 410
+           * @enum {string}
+           */
+          status?: 'ENABLED' | 'DISABLED';
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3",
+           *       "url": "https://example.com/webhooks/onramp",
+           *       "enabled_events": [
+           *         "deposit.settled",
+           *         "withdrawal.completed"
+           *       ],
+           *       "description": "Settlements to the ledger service",
+           *       "status": "DISABLED",
+           *       "disabled_reason": "Disabled by the merchant",
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "updated_at": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['WebhookEndpoint'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listWebhookEndpointDeliveries: {
+    parameters: {
+      query?: {
+        /** @example 1 */
+        page?: number;
+        /** @example 20 */
+        per_page?: number;
+      };
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path: {
+        /** @example we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "deliveries": [
+           *         {
+           *           "id": "whd_8b1e4f7a2c5d4e9fb3a6c0d2e5f8a1b4",
+           *           "endpoint_id": "we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3",
+           *           "event_id": "evt_5c2a9e7b1f3d4a6c8e0b2d4f6a8c0e2b",
+           *           "event": "test.ping",
+           *           "replay": false,
+           *           "status": "SUCCEEDED",
+           *           "attempt_count": 1,
+           *           "next_attempt_at": null,
+           *           "last_status_code": 200,
+           *           "last_error": null,
+           *           "attempts": [
+           *             {
+           *               "number": 1,
+           *               "url": "https://example.com/webhooks/onramp",
+           *               "attempted_at": "2026-11-25T10:00:00.000Z",
+           *               "status_code": 200,
+           *               "latency_ms": 84,
+           *               "error": null
+           *             }
+           *           ],
+           *           "created_at": "2026-11-25T10:00:00.000Z",
+           *           "updated_at": "2026-11-25T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "total": 1,
+           *         "page": 1,
+           *         "per_page": 20,
+           *         "total_pages": 1
+           *       }
+           *     }
+           */
+          'application/json': {
+            deliveries: components['schemas']['WebhookDelivery'][];
+            pagination: components['schemas']['Pagination'];
+          };
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  rotateWebhookEndpointSecret: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Any 1-255 printable ASCII characters, unique per operation you mean. The first response (status and body) is stored for 24 h and replayed, with `Idempotent-Replayed: true`, to a repeat with the same key and body; the same key with another body, or while the first is still running, is 409 `idempotency_conflict`. Secret keys only.
+         * @example order-1234-onramp
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path: {
+        /** @example we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3",
+           *       "url": "https://example.com/webhooks/onramp",
+           *       "enabled_events": [
+           *         "deposit.settled",
+           *         "withdrawal.completed"
+           *       ],
+           *       "description": "Settlements to the ledger service",
+           *       "status": "ENABLED",
+           *       "disabled_reason": null,
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "updated_at": "2026-11-25T10:00:00.000Z",
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7k6KfR6JcQo="
+           *     }
+           */
+          'application/json': components['schemas']['WebhookEndpointWithSecret'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `idempotency_conflict` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  testWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Any 1-255 printable ASCII characters, unique per operation you mean. The first response (status and body) is stored for 24 h and replayed, with `Idempotent-Replayed: true`, to a repeat with the same key and body; the same key with another body, or while the first is still running, is 409 `idempotency_conflict`. Secret keys only.
+         * @example order-1234-onramp
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path: {
+        /** @example we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "whd_8b1e4f7a2c5d4e9fb3a6c0d2e5f8a1b4",
+           *       "endpoint_id": "we_3f9c2a7e5b1d4c8fa6e0b2d9c7a1f5e3",
+           *       "event_id": "evt_5c2a9e7b1f3d4a6c8e0b2d4f6a8c0e2b",
+           *       "event": "test.ping",
+           *       "replay": false,
+           *       "status": "SUCCEEDED",
+           *       "attempt_count": 1,
+           *       "next_attempt_at": null,
+           *       "last_status_code": 200,
+           *       "last_error": null,
+           *       "attempts": [
+           *         {
+           *           "number": 1,
+           *           "url": "https://example.com/webhooks/onramp",
+           *           "attempted_at": "2026-11-25T10:00:00.000Z",
+           *           "status_code": 200,
+           *           "latency_ms": 84,
+           *           "error": null
+           *         }
+           *       ],
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "updated_at": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['WebhookDelivery'];
         };
       };
       /** @description Error: `missing_parameter`, `invalid_parameter` */

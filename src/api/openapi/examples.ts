@@ -2,6 +2,8 @@
  * One realistic example per operation (request and response), keyed by operationId; the
  * linter checks each against its schema and the drift test fails when an operation has none.
  */
+import { WEBHOOK_ENDPOINT_EXAMPLES } from './webhook-endpoint-examples';
+
 const AT = '2026-11-25T10:00:00.000Z';
 const LATER = '2026-11-25T10:25:00.000Z';
 const RATE_ID = 'rate_01JDQX3K9V6Y2M8N4P5R7S1T0W';
@@ -203,4 +205,5 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     },
     responses: { 200: { received: true, deposit_id: DEPOSIT_ID, status: 'PENDING_FX' } },
   },
+  ...WEBHOOK_ENDPOINT_EXAMPLES,
 };

@@ -19,6 +19,7 @@ const TAGS = [
   { name: 'merchant', description: 'Balance and withdrawals' },
   { name: 'sandbox', description: 'Simulated bank transfers (sandbox deployments only)' },
   { name: 'bank', description: "The bank provider's notifications (not for merchants)" },
+  { name: 'webhook endpoints', description: 'Where your webhooks go (up to 10 endpoints)' },
   { name: 'webhooks', description: 'Events the service POSTs to your endpoint' },
 ];
 

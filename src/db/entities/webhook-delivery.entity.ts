@@ -3,7 +3,7 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 export type WebhookDeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
 
 /**
- * One outbox event owed to a merchant's endpoint (the trigger `events_webhook_delivery` writes
+ * One outbox event owed to one of a merchant's endpoints (the trigger `events_webhook_delivery` writes
  * it with the event), or a replay of one. Attempts are rows of `webhook_attempts`.
  */
 @Entity({ tableName: 'webhook_deliveries' })
@@ -16,6 +16,10 @@ export class WebhookDelivery {
 
   @Property({ type: 'text' })
   merchantId!: string;
+
+  /** The endpoint it is owed to (null only for deliveries older than several endpoints). */
+  @Property({ type: 'text', nullable: true })
+  endpointId!: string | null;
 
   @Property({ type: 'boolean' })
   replay!: boolean;

@@ -5,6 +5,18 @@ import {
   PREVIOUS_EVENTS_WEBHOOK_DELIVERY_TRIGGER,
 } from './lean-events-previous';
 
+/** The deliveries owed for the `written` events: one per merchant with an enabled endpoint. */
+const OWED_PER_MERCHANT = `
+      insert into webhook_deliveries
+        (id, event_id, merchant_id, status, next_attempt_at, created_at, updated_at)
+      select 'whd_' || replace(gen_random_uuid()::text, '-', ''), w.id, w.merchant_id,
+             'PENDING', w.created_at, w.created_at, w.created_at
+        from written w
+        join webhook_endpoints e on e.merchant_id = w.merchant_id and e.enabled
+       order by w.seq
+      returning merchant_id
+    `;
+
 /**
  * The one statement a deposits trigger runs for a whole INSERT or UPDATE: `moved` (the
  * deposits that entered a status, in the order the statement wrote them, with their event
@@ -13,7 +25,7 @@ import {
  * move raises while `moved` is computed (`deposit_move_refused`), so it aborts the statement
  * with nothing written and nothing notified.
  */
-function writeDepositEvents(moved: string): string {
+export function writeDepositEvents(moved: string, owed: string = OWED_PER_MERCHANT): string {
   return `
     with moved as materialized (${moved}),
     written as (
@@ -24,16 +36,7 @@ function writeDepositEvents(moved: string): string {
        order by m.ord
       returning id, seq, kind, merchant_id, deposit_id, status, created_at
     ),
-    owed as (
-      insert into webhook_deliveries
-        (id, event_id, merchant_id, status, next_attempt_at, created_at, updated_at)
-      select 'whd_' || replace(gen_random_uuid()::text, '-', ''), w.id, w.merchant_id,
-             'PENDING', w.created_at, w.created_at, w.created_at
-        from written w
-        join webhook_endpoints e on e.merchant_id = w.merchant_id and e.enabled
-       order by w.seq
-      returning merchant_id
-    )
+    owed as (${owed})
     select
       (select count(pg_notify('deposit_events', json_build_object(
                 'seq', n.seq, 'kind', n.kind, 'deposit_id', n.deposit_id,
@@ -69,14 +72,14 @@ const EVENT_KIND = `case (n.deposit).status
 const numbered = (table: string) =>
   `(select d::deposits as deposit, row_number() over () as ord from ${table} d) n`;
 
-const CREATED = `
+export const CREATED = `
       select ${movedColumns(`case when (n.deposit).status in ('PENDING_FX', 'FLAGGED', 'FAILED')
                 then ${EVENT_KIND}
                 else deposit_move_refused((n.deposit).id, null, (n.deposit).status) end`)}
         from ${numbered('created_deposits')}`;
 
 // Old and new rows pair by id: a deposit's id never changes (its creation event references it).
-const MOVED = `
+export const MOVED = `
       select ${movedColumns(`case when exists (select 1 from deposit_transitions t
                                    where t.from_status = o.status
                                      and t.to_status = (n.deposit).status)

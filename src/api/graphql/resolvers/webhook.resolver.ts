@@ -14,7 +14,7 @@ import {
 export class WebhookResolver {
   @Mutation(() => WebhookEndpointType, {
     description:
-      'Sets the URL (creating the endpoint and its secret the first time; enabling it again after a 410).',
+      'Sets the URL of your first endpoint (creating it, for every event, with its secret when you have none; enabling it again after a 410).',
   })
   async setWebhookEndpoint(
     @Arg('url', () => String) url: string,
@@ -27,7 +27,8 @@ export class WebhookResolver {
   }
 
   @Mutation(() => WebhookEndpointType, {
-    description: 'A new signing secret; the previous one keeps signing (too) for 24 h.',
+    description:
+      'A new signing secret for your first endpoint; the previous one keeps signing (too) for 24 h.',
   })
   async rotateWebhookSecret(@Ctx() ctx: GraphQLContext): Promise<WebhookEndpointType> {
     const { merchantId } = requireSecretKey(ctx.principal);
@@ -35,15 +36,21 @@ export class WebhookResolver {
   }
 
   @Mutation(() => WebhookDeliveryType, {
-    description: 'Sends one of your events again, as a new delivery attempted at once.',
+    description:
+      'Sends one of your events again, as a new delivery attempted at once (to your first endpoint unless endpointId names another).',
   })
   async replayWebhookEvent(
     @Arg('eventId', () => ID) eventId: string,
+    @Arg('endpointId', () => ID, {
+      nullable: true,
+      description: 'The endpoint to send it to; your first endpoint when absent.',
+    })
+    endpointId: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<WebhookDeliveryType> {
     const { merchantId } = requireSecretKey(ctx.principal);
     return WebhookDeliveryType.from(
-      await ctx.services.webhookLog.replay(ctx.em, merchantId, eventId),
+      await ctx.services.webhookLog.replay(ctx.em, merchantId, eventId, endpointId ?? null),
     );
   }
 
@@ -54,6 +61,8 @@ export class WebhookResolver {
     @Arg('first', () => Int, { nullable: true }) first: number | null,
     @Arg('after', () => String, { nullable: true }) after: string | null,
     @Arg('eventId', () => ID, { nullable: true }) eventId: string | null,
+    @Arg('endpointId', () => ID, { nullable: true, description: "Only this endpoint's." })
+    endpointId: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<WebhookDeliveryConnectionType> {
     const { merchantId } = requireSecretKey(ctx.principal);
@@ -65,6 +74,7 @@ export class WebhookResolver {
       eventId,
       cursor,
       limit,
+      endpointId ?? null,
     );
     return Object.assign(new WebhookDeliveryConnectionType(), {
       ...connectionOf(

@@ -13,11 +13,25 @@ export enum WebhookDeliveryStatusEnum {
 }
 registerEnumType(WebhookDeliveryStatusEnum, { name: 'WebhookDeliveryStatus' });
 
+export enum WebhookEndpointStatusEnum {
+  ENABLED = 'ENABLED',
+  DISABLED = 'DISABLED',
+}
+registerEnumType(WebhookEndpointStatusEnum, { name: 'WebhookEndpointStatus' });
+
 @ObjectType('WebhookEndpoint', {
   description: 'Where your webhooks go. Deliveries are signed per Standard Webhooks.',
 })
 export class WebhookEndpointType {
+  @Field(() => ID, { description: 'we_...' }) id!: string;
   @Field(() => String) url!: string;
+  @Field(() => [String], { description: 'The events it receives; ["*"] for all.' })
+  enabledEvents!: string[];
+  @Field(() => String, { nullable: true }) description!: string | null;
+  @Field(() => WebhookEndpointStatusEnum, {
+    description: 'DISABLED by you, or after the endpoint answered 410 Gone.',
+  })
+  status!: WebhookEndpointStatusEnum;
   @Field(() => String, {
     description:
       'The current signing secret (whsec_...). After a rotation the previous one also signs for 24 h.',
@@ -29,7 +43,11 @@ export class WebhookEndpointType {
 
   static from(endpoint: WebhookEndpointView): WebhookEndpointType {
     return Object.assign(new WebhookEndpointType(), {
+      id: endpoint.id,
       url: endpoint.url,
+      enabledEvents: endpoint.enabledEvents,
+      description: endpoint.description,
+      status: endpoint.status as WebhookEndpointStatusEnum,
       secret: endpoint.secret,
       enabled: endpoint.enabled,
       createdAt: endpoint.createdAt,
@@ -54,9 +72,13 @@ export class WebhookAttemptType {
   }
 }
 
-@ObjectType('WebhookDelivery', { description: 'One event sent (or being sent) to your endpoint.' })
+@ObjectType('WebhookDelivery', {
+  description: 'One event sent (or being sent) to one of your endpoints.',
+})
 export class WebhookDeliveryType {
   @Field(() => ID) id!: string;
+  @Field(() => ID, { nullable: true, description: 'The endpoint it is owed to.' })
+  endpointId!: string | null;
   @Field(() => ID) eventId!: string;
   @Field(() => String, { description: 'The event kind, e.g. deposit.settled.' }) event!: string;
   @Field(() => Boolean, { description: 'Made by replayWebhookEvent.' }) replay!: boolean;
@@ -73,6 +95,7 @@ export class WebhookDeliveryType {
   static from(d: WebhookDeliveryView): WebhookDeliveryType {
     return Object.assign(new WebhookDeliveryType(), {
       id: d.id,
+      endpointId: d.endpointId,
       eventId: d.eventId,
       event: d.eventKind,
       replay: d.replay,
