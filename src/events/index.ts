@@ -8,3 +8,5 @@ export { DepositEventStore } from './deposit-event-store';
 export type { DepositEventRow } from './deposit-event-store';
 export { depositStatusEntries, eventKinds, eventOwner, outboxEvents } from './event-reads';
 export type { OutboxEvent, StatusEntry } from './event-reads';
+export { writeMerchantEvent } from './event-writes';
+export type { MerchantEvent } from './event-writes';

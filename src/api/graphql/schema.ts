@@ -9,6 +9,7 @@ import { DepositResolver } from './resolvers/deposit.resolver';
 import { WithdrawalResolver } from './resolvers/withdrawal.resolver';
 import { DepositSubscriptionResolver } from './resolvers/deposit-subscription.resolver';
 import { WebhookResolver } from './resolvers/webhook.resolver';
+import { WithdrawalAddressResolver } from './resolvers/withdrawal-address.resolver';
 import { guardClientSecretRootFields } from './client-secret-guard';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -21,6 +22,7 @@ export const resolvers: NonEmptyArray<Function> = [
   WithdrawalResolver,
   DepositSubscriptionResolver,
   WebhookResolver,
+  WithdrawalAddressResolver,
 ];
 
 /**

@@ -3,6 +3,7 @@ import { ErrorResponse, HealthResponse, RateResponse } from './schemas';
 import { CreatedOnrampResponse, OnrampResponse, Pagination } from './onramp.schemas';
 import { BalanceResponse, DepositResponse } from './deposit.schemas';
 import { WithdrawalResponse } from './withdrawal.schemas';
+import { MerchantSettingsResponse, WithdrawalAddressResponse } from './withdrawal-address.schemas';
 
 /**
  * The schemas routes share by reference (`refTo`): each is named by its `$id` in the OpenAPI
@@ -15,6 +16,8 @@ export const SHARED_SCHEMAS = [
   CreatedOnrampResponse,
   DepositResponse,
   WithdrawalResponse,
+  WithdrawalAddressResponse,
+  MerchantSettingsResponse,
   BalanceResponse,
   Pagination,
   HealthResponse,

@@ -8,6 +8,8 @@ import { depositRoutes } from './deposits.route';
 import { merchantRoutes } from './merchant.route';
 import { withdrawalRoutes } from './withdrawals.route';
 import { sandboxRoutes } from './sandbox.route';
+import { withdrawalAddressRoutes } from './withdrawal-addresses.route';
+import { merchantSettingsRoutes } from './merchant-settings.route';
 
 /**
  * The REST `/v1` routes, in registration order: one list for the gateway and for the OpenAPI
@@ -24,5 +26,7 @@ export const restRoutes = (services: Services, version: string): FastifyPluginAs
     depositRoutes(services),
     merchantRoutes(services),
     withdrawalRoutes(services),
+    withdrawalAddressRoutes(services),
+    merchantSettingsRoutes(services),
     sandboxRoutes(services),
   ] as FastifyPluginAsync[];
