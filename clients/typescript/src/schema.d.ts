@@ -471,6 +471,74 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'withdrawal_address.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An address was added to the withdrawal address book */
+    post: operations['withdrawalAddressCreatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'withdrawal_address.activated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An address book entry became usable (ACTIVE) */
+    post: operations['withdrawalAddressActivatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'withdrawal_address.deleted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An address was removed from the address book */
+    post: operations['withdrawalAddressDeletedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'merchant.settings_updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The merchant's settings changed */
+    post: operations['merchantSettingsUpdatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
   schemas: {
@@ -634,6 +702,16 @@ export interface components {
       /** @description Withdrawals only to ACTIVE address book entries. Never set: on in production, off in the sandbox (the value shown is the one that applies) */
       require_address_book: boolean;
     };
+    /** @description The webhook body of a merchantsettings event: `data` is the full MerchantSettings object as it was when the event was written. */
+    MerchantSettingsEvent: {
+      /** @enum {string} */
+      event: 'merchant.settings_updated';
+      /** @description Unique per event (= webhook-id) */
+      event_id: string;
+      /** Format: date-time */
+      created_at: string;
+      data: components['schemas']['MerchantSettings'];
+    };
     Onramp: {
       onramp_id: string;
       /** @enum {string} */
@@ -732,6 +810,19 @@ export interface components {
       active_at: string;
       /** Format: date-time */
       created_at: string;
+    };
+    /** @description The webhook body of a withdrawaladdress event: `data` is the full WithdrawalAddress object as it was when the event was written. */
+    WithdrawalAddressEvent: {
+      /** @enum {string} */
+      event:
+        | 'withdrawal_address.created'
+        | 'withdrawal_address.activated'
+        | 'withdrawal_address.deleted';
+      /** @description Unique per event (= webhook-id) */
+      event_id: string;
+      /** Format: date-time */
+      created_at: string;
+      data: components['schemas']['WithdrawalAddress'];
     };
     /** @description The webhook body of a withdrawal event: `data` is the full Withdrawal object as it was when the event was written. */
     WithdrawalEvent: {
@@ -1473,7 +1564,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Error */
+      /** @description OK */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1483,6 +1574,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "require_address_book": true
+           *     }
+           */
           'application/json': components['schemas']['MerchantSettings'];
         };
       };
@@ -1580,13 +1676,18 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "require_address_book": true
+         *     }
+         */
         'application/json': {
           require_address_book?: boolean;
         };
       };
     };
     responses: {
-      /** @description Error */
+      /** @description OK */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1596,6 +1697,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "require_address_book": true
+           *     }
+           */
           'application/json': components['schemas']['MerchantSettings'];
         };
       };
@@ -1887,7 +1993,9 @@ export interface operations {
   listWithdrawalAddresses: {
     parameters: {
       query?: {
+        /** @example 1 */
         page?: number;
+        /** @example 20 */
         per_page?: number;
       };
       header?: {
@@ -1902,7 +2010,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Error */
+      /** @description OK */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1912,6 +2020,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "withdrawal_addresses": [
+           *         {
+           *           "id": "wa_01JDQX9A1B2C3D4E5F6G7H8J9K",
+           *           "chain": "BASE",
+           *           "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+           *           "label": "Treasury cold wallet",
+           *           "status": "ACTIVE",
+           *           "active_at": "2026-11-26T10:00:00.000Z",
+           *           "created_at": "2026-11-25T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "total": 1,
+           *         "page": 1,
+           *         "per_page": 20,
+           *         "total_pages": 1
+           *       }
+           *     }
+           */
           'application/json': {
             withdrawal_addresses: components['schemas']['WithdrawalAddress'][];
             pagination: components['schemas']['Pagination'];
@@ -2017,6 +2146,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "chain": "BASE",
+         *       "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+         *       "label": "Treasury cold wallet"
+         *     }
+         */
         'application/json': {
           /** @description BASE, ETHEREUM (or ETH), POLYGON */
           chain: string;
@@ -2028,7 +2164,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Error */
+      /** @description OK */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2039,10 +2175,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "wa_01JDQX9A1B2C3D4E5F6G7H8J9K",
+           *       "chain": "BASE",
+           *       "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+           *       "label": "Treasury cold wallet",
+           *       "status": "PENDING",
+           *       "active_at": "2026-11-26T10:00:00.000Z",
+           *       "created_at": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['WithdrawalAddress'];
         };
       };
-      /** @description Error */
+      /** @description Created */
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2053,6 +2200,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "wa_01JDQX9A1B2C3D4E5F6G7H8J9K",
+           *       "chain": "BASE",
+           *       "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+           *       "label": "Treasury cold wallet",
+           *       "status": "PENDING",
+           *       "active_at": "2026-11-26T10:00:00.000Z",
+           *       "created_at": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['WithdrawalAddress'];
         };
       };
@@ -2178,13 +2336,14 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['XRequestId'];
       };
       path: {
+        /** @example wa_01JDQX9A1B2C3D4E5F6G7H8J9K */
         id: string;
       };
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      /** @description Error */
+      /** @description OK */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2194,6 +2353,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "wa_01JDQX9A1B2C3D4E5F6G7H8J9K",
+           *       "chain": "BASE",
+           *       "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+           *       "label": "Treasury cold wallet",
+           *       "status": "DELETED",
+           *       "active_at": "2026-11-26T10:00:00.000Z",
+           *       "created_at": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['WithdrawalAddress'];
         };
       };
@@ -4583,6 +4753,272 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['WithdrawalEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  withdrawalAddressCreatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "withdrawal_address.created",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "id": "wa_01JDQX9A1B2C3D4E5F6G7H8J9K",
+         *         "chain": "BASE",
+         *         "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+         *         "label": "Treasury cold wallet",
+         *         "status": "PENDING",
+         *         "active_at": "2026-11-26T10:00:00.000Z",
+         *         "created_at": "2026-11-25T10:00:00.000Z"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['WithdrawalAddressEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  withdrawalAddressActivatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "withdrawal_address.activated",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "id": "wa_01JDQX9A1B2C3D4E5F6G7H8J9K",
+         *         "chain": "BASE",
+         *         "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+         *         "label": "Treasury cold wallet",
+         *         "status": "ACTIVE",
+         *         "active_at": "2026-11-26T10:00:00.000Z",
+         *         "created_at": "2026-11-25T10:00:00.000Z"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['WithdrawalAddressEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  withdrawalAddressDeletedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "withdrawal_address.deleted",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "id": "wa_01JDQX9A1B2C3D4E5F6G7H8J9K",
+         *         "chain": "BASE",
+         *         "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+         *         "label": "Treasury cold wallet",
+         *         "status": "DELETED",
+         *         "active_at": "2026-11-26T10:00:00.000Z",
+         *         "created_at": "2026-11-25T10:00:00.000Z"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['WithdrawalAddressEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  merchantSettingsUpdatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "merchant.settings_updated",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "require_address_book": true
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['MerchantSettingsEvent'];
       };
     };
     responses: {
