@@ -9,6 +9,7 @@ import {
   signOut,
   type Session,
 } from './api.js';
+import { AddressBookSection } from './address-book.js';
 import { BalanceSection } from './balance.js';
 import { DepositDetailSection } from './deposit-detail.js';
 import { DepositsSection, type Deposit } from './deposits.js';
@@ -37,6 +38,7 @@ const onramps = new OnrampsSection(rate);
 const volume = new VolumeChartSection();
 const webhooks = new WebhooksSection();
 const sandbox = new SandboxSection();
+const addressBook = new AddressBookSection();
 const detail = new DepositDetailSection();
 const deposits = new DepositsSection({
   onChange: (deposit, previous, live) => onDepositChange(deposit, previous, live),
@@ -124,6 +126,7 @@ function enter(s: Session): void {
   void deposits.load();
   void volume.load();
   void webhooks.loadDeliveries();
+  void addressBook.load();
   startLive();
   byId('main').focus({ preventScroll: true });
 }
@@ -186,6 +189,7 @@ function leave(message?: string): void {
   volume.reset();
   webhooks.reset();
   sandbox.reset();
+  addressBook.reset();
   setText(merchantName, '');
   setText(merchantEnv, '');
   document.title = 'Onramp dashboard';
