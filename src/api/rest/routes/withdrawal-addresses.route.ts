@@ -32,7 +32,7 @@ export const withdrawalAddressRoutes =
           response: {
             200: refTo(WithdrawalAddressResponse),
             201: refTo(WithdrawalAddressResponse),
-            ...errorResponses(403, 413, 422),
+            ...errorResponses(403, 409, 413, 422),
           },
         },
       },
