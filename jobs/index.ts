@@ -7,6 +7,7 @@ import { sandboxAutoDepositsJob } from './sandbox-auto-deposits.job';
 import { processPayoutsJob } from './process-payouts.job';
 import { deliverWebhooksJob } from './deliver-webhooks.job';
 import { pruneDashboardSessionsJob } from './prune-dashboard-sessions.job';
+import { announceWithdrawalAddressesJob } from './announce-withdrawal-addresses.job';
 import type { JobDefinition } from './job';
 
 export const jobs: JobDefinition[] = [
@@ -19,4 +20,5 @@ export const jobs: JobDefinition[] = [
   processPayoutsJob,
   deliverWebhooksJob,
   pruneDashboardSessionsJob,
+  announceWithdrawalAddressesJob,
 ];

@@ -29,6 +29,7 @@ declare -A OWNER=(
   [webhook_endpoints]=webhooks [webhook_deliveries]=webhooks [webhook_attempts]=webhooks
   [events]=events
   [payouts]=payouts [payout_transactions]=payouts [withdrawals]=payouts [hot_wallet_nonces]=payouts
+  [withdrawal_addresses]=payouts
   [merchants]=merchants [api_keys]=merchants [dashboard_sessions]=merchants
   [audit_log]=operator [operator_tokens]=operator
   [rates]=rates

@@ -4,6 +4,8 @@ import { parseKey } from './crypto/secret-box';
 /** The kinds of value configuration variables take (src/config.ts), each with its message. */
 export const positiveInt = (fallback: number) =>
   z.coerce.number().int().positive().default(fallback);
+/** A whole number of at least 1, or unset for a default that depends on ONRAMP_ENV. */
+export const optionalPositiveInt = z.coerce.number().int().positive().optional();
 export const usdAmount = (fallback: string) =>
   z
     .string()

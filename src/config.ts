@@ -6,6 +6,7 @@ import {
   KEY_FORMAT,
   optionalAddress,
   optionalBoolean,
+  optionalPositiveInt,
   optionalUrl,
   positiveInt,
   usdAmount,
@@ -172,6 +173,11 @@ export const configSchema = z.object({
   RISK_BLOCKLIST_FILE: z.string().min(1).optional(),
   /** Smallest withdrawal accepted, in USD (a transfer must be worth its gas). */
   WITHDRAWAL_MIN_USD: usdAmount('1'),
+  /**
+   * How long a new withdrawal address book entry waits before it may receive withdrawals.
+   * Unset: 86,400 (a day) in production, 60 in the sandbox.
+   */
+  WITHDRAWAL_ADDRESS_DELAY_SECONDS: optionalPositiveInt,
   /** Block time of the local anvil chains `npm start` runs, in seconds. */
   LOCAL_CHAIN_BLOCK_SECONDS: positiveInt(1),
   /** A webhook attempt that has not answered after this long counts as failed (docs/api.md, "Webhooks": 15 s). */

@@ -25,6 +25,9 @@ import { PayoutService, type SigningLog } from './payouts';
 import { PayoutBlockFollower, PayoutSweepService } from './payouts';
 import { BlocklistFile, RiskReviewService } from './deposits';
 import { WithdrawalService } from './payouts';
+import { WithdrawalAddressBookService } from './payouts';
+import { MerchantSettingsService } from './merchants';
+import { withdrawalAddressDelaySeconds } from './domain/withdrawal-addresses';
 import { WebhookEndpointService } from './webhooks';
 import { WebhookDeliveryService, type WebhookSender } from './webhooks';
 import { WebhookLogService } from './webhooks';
@@ -65,6 +68,10 @@ export interface Services {
   payoutFollower: PayoutBlockFollower;
   payoutSweep: PayoutSweepService;
   withdrawals: WithdrawalService;
+  /** The withdrawal address book (entries, their activation events). */
+  withdrawalAddresses: WithdrawalAddressBookService;
+  /** The merchant's own settings (`require_address_book`, ...). */
+  merchantSettings: MerchantSettingsService;
   webhookEndpoints: WebhookEndpointService;
   webhookDeliveries: WebhookDeliveryService;
   webhookLog: WebhookLogService;
@@ -215,7 +222,22 @@ export function createServices(
       payouts,
       payoutFollower,
     ),
-    withdrawals: new WithdrawalService(clock, ledger, payouts, dec(config.WITHDRAWAL_MIN_USD)),
+    withdrawals: new WithdrawalService(
+      clock,
+      ledger,
+      payouts,
+      dec(config.WITHDRAWAL_MIN_USD),
+      config.ONRAMP_ENV === 'sandbox',
+    ),
+    withdrawalAddresses: new WithdrawalAddressBookService(
+      clock,
+      auditLog,
+      withdrawalAddressDelaySeconds(
+        config.WITHDRAWAL_ADDRESS_DELAY_SECONDS,
+        config.ONRAMP_ENV === 'sandbox',
+      ),
+    ),
+    merchantSettings: new MerchantSettingsService(clock, auditLog, config.ONRAMP_ENV === 'sandbox'),
     webhookEndpoints,
     webhookDeliveries: new WebhookDeliveryService(
       clock,

@@ -9,6 +9,7 @@ import {
   signOut,
   type Session,
 } from './api.js';
+import { AddressBookSection } from './address-book.js';
 import { BalanceSection } from './balance.js';
 import { DepositDetailSection } from './deposit-detail.js';
 import { DepositsSection, type Deposit } from './deposits.js';
@@ -39,6 +40,7 @@ const volume = new VolumeChartSection();
 const webhooks = new WebhooksSection();
 const webhookEndpoints = new WebhookEndpointsSection();
 const sandbox = new SandboxSection();
+const addressBook = new AddressBookSection();
 const detail = new DepositDetailSection();
 const deposits = new DepositsSection({
   onChange: (deposit, previous, live) => onDepositChange(deposit, previous, live),
@@ -127,6 +129,7 @@ function enter(s: Session): void {
   void volume.load();
   void webhooks.loadDeliveries();
   void webhookEndpoints.load();
+  void addressBook.load();
   startLive();
   byId('main').focus({ preventScroll: true });
 }
@@ -190,6 +193,7 @@ function leave(message?: string): void {
   webhooks.reset();
   webhookEndpoints.reset();
   sandbox.reset();
+  addressBook.reset();
   setText(merchantName, '');
   setText(merchantEnv, '');
   document.title = 'Onramp dashboard';

@@ -129,3 +129,24 @@ export const ENDPOINT_DELIVERIES_QUERY = `query DashboardEndpointDeliveries($fir
 export const REPLAY_TO_ENDPOINT_MUTATION = `mutation DashboardReplayToEndpoint($eventId: ID!, $endpointId: ID) {
   replayWebhookEvent(eventId: $eventId, endpointId: $endpointId) { ${WEBHOOK_DELIVERY_FIELDS} }
 }`;
+
+// ---- Address book and settings ----
+
+export const WITHDRAWAL_ADDRESS_FIELDS = 'id chain address label status activeAt createdAt';
+
+export const WITHDRAWAL_ADDRESSES_QUERY = `query DashboardWithdrawalAddresses($first: Int) {
+  withdrawalAddresses(first: $first) { totalCount edges { node { ${WITHDRAWAL_ADDRESS_FIELDS} } } }
+  merchantSettings { requireAddressBook }
+}`;
+
+export const ADD_WITHDRAWAL_ADDRESS_MUTATION = `mutation DashboardAddWithdrawalAddress($input: AddWithdrawalAddressInput!) {
+  addWithdrawalAddress(input: $input) { ${WITHDRAWAL_ADDRESS_FIELDS} }
+}`;
+
+export const REMOVE_WITHDRAWAL_ADDRESS_MUTATION = `mutation DashboardRemoveWithdrawalAddress($id: ID!) {
+  removeWithdrawalAddress(id: $id) { id status }
+}`;
+
+export const UPDATE_MERCHANT_SETTINGS_MUTATION = `mutation DashboardUpdateMerchantSettings($input: UpdateMerchantSettingsInput!) {
+  updateMerchantSettings(input: $input) { requireAddressBook }
+}`;

@@ -13,12 +13,13 @@ export function parseChain(value: string): Chain | undefined {
  * EIP-55 checksum; the zero address is refused (tokens sent there are burnt). Returns the
  * checksummed form.
  */
-export function validateEvmAddress(address: string, chain: Chain): string {
+export function validateEvmAddress(
+  address: string,
+  chain: Chain,
+  field = 'destination_address',
+): string {
   const invalid = (why: string) =>
-    new DomainError(
-      ErrorCode.InvalidAddress,
-      `destination_address is not a valid ${chain} address: ${why}`,
-    );
+    new DomainError(ErrorCode.InvalidAddress, `${field} is not a valid ${chain} address: ${why}`);
   if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw invalid('expected 0x followed by 40 hex digits');
   const hex = address.slice(2);
   // Single-case addresses carry no checksum (EIP-55); only mixed case must pass it.

@@ -8,3 +8,9 @@ export { MerchantService, hashSecret } from './merchant.service';
 export type { IssuedKey } from './merchant.service';
 export { liveApiKeys, liveDashboardSessions } from './credential-reads';
 export { merchantStatusSql } from './merchant-sql';
+export { MerchantSettingsService } from './merchant-settings.service';
+export type {
+  MerchantSettingsPatch,
+  MerchantSettingsView,
+  SettingsActor,
+} from './merchant-settings.service';

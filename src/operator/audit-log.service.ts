@@ -8,11 +8,21 @@ import type { Cursor } from '../domain/pagination';
 export type AuditSnapshot = Record<string, unknown> | null;
 
 export interface AuditAction {
-  /** Who: `operator:<name>` (admin GraphQL token) or `cli:<os user>`. */
+  /**
+   * Who: `operator:<name>` (admin GraphQL token), `cli:<os user>`, or `api_key:<key id>` (a
+   * merchant's own change to its controls: address book, settings).
+   */
   actor: string;
   /** What, e.g. `merchant.freeze`, `deposit.resolve_settle`. */
   action: string;
-  targetType: 'merchant' | 'deposit' | 'api_key' | 'event' | 'operator_token' | 'deployment';
+  targetType:
+    | 'merchant'
+    | 'deposit'
+    | 'api_key'
+    | 'event'
+    | 'operator_token'
+    | 'deployment'
+    | 'withdrawal_address';
   targetId: string;
   before: AuditSnapshot;
   after: AuditSnapshot;

@@ -8,3 +8,10 @@ export { PayoutService } from './payout.service';
 export type { SigningLog, SigningTotals } from './payout.service';
 export { presentWithdrawal } from './withdrawal-view';
 export { WithdrawalService } from './withdrawal.service';
+export { WithdrawalAddressBookService } from './withdrawal-address-book.service';
+export type {
+  AddressBookActor,
+  NewWithdrawalAddressInput,
+} from './withdrawal-address-book.service';
+export { presentWithdrawalAddress } from './withdrawal-address-view';
+export type { WithdrawalAddressView } from './withdrawal-address-view';

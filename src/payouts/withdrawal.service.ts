@@ -13,6 +13,8 @@ import { ASSET_DECIMALS, dec, isDecimalString, type Dec } from '../domain/money'
 import type { Cursor } from '../domain/pagination';
 import type { PayoutService } from './payout.service';
 import { moveWithdrawal } from './payout-transitions';
+import { addressBookRequired } from '../domain/withdrawal-addresses';
+import { lockActiveEntry } from './withdrawal-address-store';
 
 export interface WithdrawInput {
   amount?: unknown;
@@ -40,6 +42,8 @@ export class WithdrawalService {
     private readonly ledger: LedgerService,
     private readonly payouts: PayoutService,
     private readonly minimumUsd: Dec,
+    /** The sandbox's default leaves the address book optional; production requires it. */
+    private readonly sandbox: boolean,
   ) {}
 
   validate(input: WithdrawInput): ValidWithdrawal {
@@ -78,6 +82,16 @@ export class WithdrawalService {
             'This merchant account is frozen; contact support',
           );
         }
+        const now = this.clock.now();
+        if (
+          addressBookRequired(merchant.requireAddressBook, this.sandbox) &&
+          !(await lockActiveEntry(tx, merchantId, valid.chain, valid.destinationAddress, now))
+        ) {
+          throw new DomainError(
+            ErrorCode.AddressNotAllowed,
+            `${valid.destinationAddress} is not an ACTIVE ${valid.chain} address of your withdrawal address book`,
+          );
+        }
         const available = merchantAccount(merchantId, 'usd_available');
         const balance = await lockAvailableBalance(tx, merchantId);
         if (balance.lt(valid.amount)) {
@@ -86,7 +100,6 @@ export class WithdrawalService {
             `Withdrawal of ${valid.amount.toFixed(6)} USD exceeds the available balance of ${balance.toFixed(6)} USD`,
           );
         }
-        const now = this.clock.now();
         const withdrawal = Object.assign(new Withdrawal(), {
           id: newId('wd', this.clock),
           merchantId,

@@ -28,10 +28,12 @@ function withdrawalFromSnapshot(s: Record<string, unknown>): Withdrawal {
 
 /**
  * The webhook body: the spec's envelope `{event, event_id, created_at, data}`. `data` is the
- * full REST object (Deposit or Withdrawal) as it was when the event was written, from the
+ * full REST object (Deposit, Withdrawal, WithdrawalAddress, MerchantSettings) as it was when the event was written, from the
  * outbox snapshot, so every retry and replay sends the same bytes' meaning.
  */
 export function webhookEnvelope(event: OutboxEvent): string {
+  // Events of neither a deposit nor a withdrawal (address book, settings) were written with
+  // their public shape as the snapshot.
   const data = event.depositId
     ? publicDeposit(depositViewFromSnapshot(event.snapshot))
     : event.withdrawalId

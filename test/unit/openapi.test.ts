@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ErrorCode } from '../../src/domain/errors';
 import { EVENT_ON_ENTRY } from '../../src/domain/deposit-state-machine';
 import { openApiFileDrift } from '../../src/api/openapi/openapi-file';
-import { WITHDRAWAL_EVENT_ON_ENTRY } from '../../src/api/openapi/webhooks';
+import { MERCHANT_CONTROL_EVENTS, WITHDRAWAL_EVENT_ON_ENTRY } from '../../src/api/openapi/webhooks';
 
 const ROOT = join(__dirname, '..', '..');
 const FILE = join(ROOT, 'docs', 'openapi.json');
@@ -107,7 +107,11 @@ describe('the OpenAPI document', () => {
   });
 
   it('describes a webhook for every event, signed with the Standard Webhooks headers', () => {
-    const events = [...Object.values(EVENT_ON_ENTRY), ...Object.values(WITHDRAWAL_EVENT_ON_ENTRY)];
+    const events = [
+      ...Object.values(EVENT_ON_ENTRY),
+      ...Object.values(WITHDRAWAL_EVENT_ON_ENTRY),
+      ...MERCHANT_CONTROL_EVENTS,
+    ];
     expect(Object.keys(document.webhooks).sort()).toEqual(events.sort());
     const parameters = document.components.parameters;
     expect(

@@ -14,6 +14,7 @@ export type {
   DepositEventKind,
   WebhookEvent,
   WebhookHeaders,
+  WithdrawalAddressEventKind,
   WithdrawalEventKind,
 } from './webhooks';
 export type * from './types';

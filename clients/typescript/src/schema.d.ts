@@ -90,6 +90,24 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/merchant/settings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The merchant's settings, as they apply */
+    get: operations['getMerchantSettings'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Change the settings named in the body (a change sends merchant.settings_updated) */
+    patch: operations['updateMerchantSettings'];
+    trace?: never;
+  };
   '/v1/merchant/withdraw': {
     parameters: {
       query?: never;
@@ -102,6 +120,41 @@ export interface paths {
     /** Withdraw USD balance as a stablecoin (accepted: 202, status PENDING) */
     post: operations['createWithdrawal'];
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/merchant/withdrawal_addresses': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the address book, newest first */
+    get: operations['listWithdrawalAddresses'];
+    put?: never;
+    /** Add an address (201, PENDING until active_at); an address already in the book: 200, that entry */
+    post: operations['createWithdrawalAddress'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/merchant/withdrawal_addresses/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Remove an address at once (200, the entry with status DELETED) */
+    delete: operations['deleteWithdrawalAddress'];
     options?: never;
     head?: never;
     patch?: never;
@@ -515,6 +568,74 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'withdrawal_address.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An address was added to the withdrawal address book */
+    post: operations['withdrawalAddressCreatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'withdrawal_address.activated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An address book entry became usable (ACTIVE) */
+    post: operations['withdrawalAddressActivatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'withdrawal_address.deleted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An address was removed from the address book */
+    post: operations['withdrawalAddressDeletedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'merchant.settings_updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The merchant's settings changed */
+    post: operations['merchantSettingsUpdatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
   schemas: {
@@ -679,6 +800,21 @@ export interface components {
       /** Format: date-time */
       updated_at: string;
     };
+    /** @description The merchant's own settings (effective values) */
+    MerchantSettings: {
+      /** @description Withdrawals only to ACTIVE address book entries. Never set: on in production, off in the sandbox (the value shown is the one that applies) */
+      require_address_book: boolean;
+    };
+    /** @description The webhook body of a merchantsettings event: `data` is the full MerchantSettings object as it was when the event was written. */
+    MerchantSettingsEvent: {
+      /** @enum {string} */
+      event: 'merchant.settings_updated';
+      /** @description Unique per event (= webhook-id) */
+      event_id: string;
+      /** Format: date-time */
+      created_at: string;
+      data: components['schemas']['MerchantSettings'];
+    };
     Onramp: {
       onramp_id: string;
       /** @enum {string} */
@@ -816,6 +952,41 @@ export interface components {
       created_at: string;
       /** Format: date-time */
       updated_at: string;
+    };
+    /** @description An entry of the withdrawal address book */
+    WithdrawalAddress: {
+      /** @description `wa_` + ULID */
+      id: string;
+      /** @enum {string} */
+      chain: 'BASE' | 'ETHEREUM' | 'POLYGON';
+      /** @description EIP-55 checksummed */
+      address: string;
+      label: string | null;
+      /**
+       * @description PENDING until active_at, then ACTIVE (withdrawals may go to it); DELETED only in the answer to DELETE and in the withdrawal_address.deleted event's data
+       * @enum {string}
+       */
+      status: 'PENDING' | 'ACTIVE' | 'DELETED';
+      /**
+       * Format: date-time
+       * @description created_at + WITHDRAWAL_ADDRESS_DELAY_SECONDS
+       */
+      active_at: string;
+      /** Format: date-time */
+      created_at: string;
+    };
+    /** @description The webhook body of a withdrawaladdress event: `data` is the full WithdrawalAddress object as it was when the event was written. */
+    WithdrawalAddressEvent: {
+      /** @enum {string} */
+      event:
+        | 'withdrawal_address.created'
+        | 'withdrawal_address.activated'
+        | 'withdrawal_address.deleted';
+      /** @description Unique per event (= webhook-id) */
+      event_id: string;
+      /** Format: date-time */
+      created_at: string;
+      data: components['schemas']['WithdrawalAddress'];
     };
     /** @description The webhook body of a withdrawal event: `data` is the full Withdrawal object as it was when the event was written. */
     WithdrawalEvent: {
@@ -1542,6 +1713,254 @@ export interface operations {
       };
     };
   };
+  getMerchantSettings: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "require_address_book": true
+           *     }
+           */
+          'application/json': components['schemas']['MerchantSettings'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateMerchantSettings: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "require_address_book": true
+         *     }
+         */
+        'application/json': {
+          require_address_book?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "require_address_book": true
+           *     }
+           */
+          'application/json': components['schemas']['MerchantSettings'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   createWithdrawal: {
     parameters: {
       query?: never;
@@ -1700,6 +2119,489 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listWithdrawalAddresses: {
+    parameters: {
+      query?: {
+        /** @example 1 */
+        page?: number;
+        /** @example 20 */
+        per_page?: number;
+      };
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "withdrawal_addresses": [
+           *         {
+           *           "id": "wa_01JDQX9A1B2C3D4E5F6G7H8J9K",
+           *           "chain": "BASE",
+           *           "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+           *           "label": "Treasury cold wallet",
+           *           "status": "ACTIVE",
+           *           "active_at": "2026-11-26T10:00:00.000Z",
+           *           "created_at": "2026-11-25T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "total": 1,
+           *         "page": 1,
+           *         "per_page": 20,
+           *         "total_pages": 1
+           *       }
+           *     }
+           */
+          'application/json': {
+            withdrawal_addresses: components['schemas']['WithdrawalAddress'][];
+            pagination: components['schemas']['Pagination'];
+          };
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createWithdrawalAddress: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Any 1-255 printable ASCII characters, unique per operation you mean. The first response (status and body) is stored for 24 h and replayed, with `Idempotent-Replayed: true`, to a repeat with the same key and body; the same key with another body, or while the first is still running, is 409 `idempotency_conflict`. Secret keys only.
+         * @example order-1234-onramp
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "chain": "BASE",
+         *       "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+         *       "label": "Treasury cold wallet"
+         *     }
+         */
+        'application/json': {
+          /** @description BASE, ETHEREUM (or ETH), POLYGON */
+          chain: string;
+          /** @description EVM address (stored EIP-55 checksummed) */
+          address: string;
+          /** @description Your own name for it, at most 100 characters */
+          label?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "wa_01JDQX9A1B2C3D4E5F6G7H8J9K",
+           *       "chain": "BASE",
+           *       "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+           *       "label": "Treasury cold wallet",
+           *       "status": "PENDING",
+           *       "active_at": "2026-11-26T10:00:00.000Z",
+           *       "created_at": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['WithdrawalAddress'];
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "wa_01JDQX9A1B2C3D4E5F6G7H8J9K",
+           *       "chain": "BASE",
+           *       "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+           *       "label": "Treasury cold wallet",
+           *       "status": "PENDING",
+           *       "active_at": "2026-11-26T10:00:00.000Z",
+           *       "created_at": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['WithdrawalAddress'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `idempotency_conflict` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `invalid_address`, `limit_exceeded` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteWithdrawalAddress: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path: {
+        /** @example wa_01JDQX9A1B2C3D4E5F6G7H8J9K */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "wa_01JDQX9A1B2C3D4E5F6G7H8J9K",
+           *       "chain": "BASE",
+           *       "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+           *       "label": "Treasury cold wallet",
+           *       "status": "DELETED",
+           *       "active_at": "2026-11-26T10:00:00.000Z",
+           *       "created_at": "2026-11-25T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['WithdrawalAddress'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
@@ -5366,6 +6268,272 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['WithdrawalEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  withdrawalAddressCreatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "withdrawal_address.created",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "id": "wa_01JDQX9A1B2C3D4E5F6G7H8J9K",
+         *         "chain": "BASE",
+         *         "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+         *         "label": "Treasury cold wallet",
+         *         "status": "PENDING",
+         *         "active_at": "2026-11-26T10:00:00.000Z",
+         *         "created_at": "2026-11-25T10:00:00.000Z"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['WithdrawalAddressEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  withdrawalAddressActivatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "withdrawal_address.activated",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "id": "wa_01JDQX9A1B2C3D4E5F6G7H8J9K",
+         *         "chain": "BASE",
+         *         "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+         *         "label": "Treasury cold wallet",
+         *         "status": "ACTIVE",
+         *         "active_at": "2026-11-26T10:00:00.000Z",
+         *         "created_at": "2026-11-25T10:00:00.000Z"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['WithdrawalAddressEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  withdrawalAddressDeletedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "withdrawal_address.deleted",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "id": "wa_01JDQX9A1B2C3D4E5F6G7H8J9K",
+         *         "chain": "BASE",
+         *         "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+         *         "label": "Treasury cold wallet",
+         *         "status": "DELETED",
+         *         "active_at": "2026-11-26T10:00:00.000Z",
+         *         "created_at": "2026-11-25T10:00:00.000Z"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['WithdrawalAddressEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  merchantSettingsUpdatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "merchant.settings_updated",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "require_address_book": true
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['MerchantSettingsEvent'];
       };
     };
     responses: {

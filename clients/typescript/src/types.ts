@@ -13,6 +13,10 @@ export type Onramp = JsonOf<paths['/v1/onramp/{id}']['get']['responses'][200]>;
 export type CreatedOnramp = JsonOf<paths['/v1/onramp']['post']['responses'][201]>;
 export type Rate = JsonOf<paths['/v1/rates']['get']['responses'][200]>;
 export type Balance = JsonOf<paths['/v1/merchant/balance']['get']['responses'][200]>;
+export type WithdrawalAddress = JsonOf<
+  paths['/v1/merchant/withdrawal_addresses']['post']['responses'][201]
+>;
+export type MerchantSettings = JsonOf<paths['/v1/merchant/settings']['get']['responses'][200]>;
 
 /** Every error the API answers: `{"error": {"code", "message", "details"?}}`. */
 export type ApiErrorBody = JsonOf<paths['/v1/onramp']['post']['responses'][400]>;

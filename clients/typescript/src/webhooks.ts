@@ -1,5 +1,5 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import type { Deposit, Withdrawal } from './types';
+import type { Deposit, MerchantSettings, Withdrawal, WithdrawalAddress } from './types';
 
 export { WebhookVerificationError };
 
@@ -11,6 +11,8 @@ export type DepositEventKind =
   | 'deposit.flagged'
   | 'deposit.reversed';
 export type WithdrawalEventKind = 'withdrawal.completed' | 'withdrawal.failed';
+export type WithdrawalAddressEventKind =
+  'withdrawal_address.created' | 'withdrawal_address.activated' | 'withdrawal_address.deleted';
 
 interface Envelope<Kind extends string, Data> {
   event: Kind;
@@ -23,7 +25,10 @@ interface Envelope<Kind extends string, Data> {
 
 /** A verified webhook body: narrow on `event` to get a `Deposit` or a `Withdrawal`. */
 export type WebhookEvent =
-  Envelope<DepositEventKind, Deposit> | Envelope<WithdrawalEventKind, Withdrawal>;
+  | Envelope<DepositEventKind, Deposit>
+  | Envelope<WithdrawalEventKind, Withdrawal>
+  | Envelope<WithdrawalAddressEventKind, WithdrawalAddress>
+  | Envelope<'merchant.settings_updated', MerchantSettings>;
 
 /** Request headers as Node (`req.headers`), fetch (`Headers`) or a plain object give them. */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;

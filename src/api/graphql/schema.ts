@@ -10,6 +10,7 @@ import { WithdrawalResolver } from './resolvers/withdrawal.resolver';
 import { DepositSubscriptionResolver } from './resolvers/deposit-subscription.resolver';
 import { WebhookResolver } from './resolvers/webhook.resolver';
 import { WebhookEndpointResolver } from './resolvers/webhook-endpoint.resolver';
+import { WithdrawalAddressResolver } from './resolvers/withdrawal-address.resolver';
 import { guardClientSecretRootFields } from './client-secret-guard';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -23,6 +24,7 @@ export const resolvers: NonEmptyArray<Function> = [
   DepositSubscriptionResolver,
   WebhookResolver,
   WebhookEndpointResolver,
+  WithdrawalAddressResolver,
 ];
 
 /**

@@ -30,11 +30,11 @@ const ONLY_FROM: Partial<Record<ErrorCode, string[]>> = {
   [ErrorCode.MerchantFrozen]: ['createOnramp', 'createWithdrawal'],
   [ErrorCode.RateNotFound]: ['createOnramp'],
   [ErrorCode.RateExpired]: ['createOnramp'],
-  [ErrorCode.InvalidAddress]: ['createOnramp', 'createWithdrawal'],
+  [ErrorCode.InvalidAddress]: ['createOnramp', 'createWithdrawal', 'createWithdrawalAddress'],
   [ErrorCode.InsufficientBalance]: ['createWithdrawal'],
   [ErrorCode.AddressNotAllowed]: ['createWithdrawal'],
   // The operations that create a counted thing list themselves here (webhook endpoints...).
-  [ErrorCode.LimitExceeded]: ['createWebhookEndpoint'],
+  [ErrorCode.LimitExceeded]: ['createWebhookEndpoint', 'createWithdrawalAddress'],
   [ErrorCode.RateUnavailable]: ['getRate', 'createOnramp'],
 };
 

@@ -1,3 +1,4 @@
+import { ADDRESS_BOOK_EXAMPLES } from './address-book-examples';
 /**
  * One realistic example per operation (request and response), keyed by operationId; the
  * linter checks each against its schema and the drift test fails when an operation has none.
@@ -206,4 +207,5 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     responses: { 200: { received: true, deposit_id: DEPOSIT_ID, status: 'PENDING_FX' } },
   },
   ...WEBHOOK_ENDPOINT_EXAMPLES,
+  ...ADDRESS_BOOK_EXAMPLES,
 };

@@ -1,5 +1,6 @@
 import { EVENT_ON_ENTRY, type DepositStatus } from '../../domain/deposit-state-machine';
 import { DEPOSIT, WITHDRAWAL } from './examples';
+import { WITHDRAWAL_ADDRESS } from './address-book-examples';
 
 /**
  * The withdrawal events: written by the `withdrawals_status_event` trigger (payouts
@@ -56,9 +57,26 @@ const envelope = (name: string, events: readonly string[], dataSchema: string) =
 const DEPOSIT_EVENTS = Object.values(EVENT_ON_ENTRY);
 const WITHDRAWAL_EVENTS = Object.values(WITHDRAWAL_EVENT_ON_ENTRY);
 
+/** Written by the address book (src/payouts), each with the entry as it then was. */
+const WITHDRAWAL_ADDRESS_EVENTS = {
+  'withdrawal_address.created': ['PENDING', 'An address was added to the withdrawal address book'],
+  'withdrawal_address.activated': ['ACTIVE', 'An address book entry became usable (ACTIVE)'],
+  'withdrawal_address.deleted': ['DELETED', 'An address was removed from the address book'],
+} as const;
+const SETTINGS_EVENT = 'merchant.settings_updated';
+
+/** The events the merchant's own controls write (`writeMerchantEvent`), for the drift test. */
+export const MERCHANT_CONTROL_EVENTS = [...Object.keys(WITHDRAWAL_ADDRESS_EVENTS), SETTINGS_EVENT];
+
 export const WEBHOOK_SCHEMAS = {
   DepositEvent: envelope('Deposit', DEPOSIT_EVENTS, 'Deposit'),
   WithdrawalEvent: envelope('Withdrawal', WITHDRAWAL_EVENTS, 'Withdrawal'),
+  WithdrawalAddressEvent: envelope(
+    'WithdrawalAddress',
+    Object.keys(WITHDRAWAL_ADDRESS_EVENTS),
+    'WithdrawalAddress',
+  ),
+  MerchantSettingsEvent: envelope('MerchantSettings', [SETTINGS_EVENT], 'MerchantSettings'),
 };
 
 /** `deposit.pending_withdrawal` -> `depositPendingWithdrawalEvent`. */
@@ -145,7 +163,17 @@ export function webhooksSection() {
       tx_hash: status === 'COMPLETED' ? DEPOSIT.tx_hash : null,
     }),
   ]);
-  return Object.fromEntries([...deposits, ...withdrawals]);
+  const addresses = Object.entries(WITHDRAWAL_ADDRESS_EVENTS).map(([event, [status, summary]]) => [
+    event,
+    webhook(event, 'WithdrawalAddressEvent', summary, { ...WITHDRAWAL_ADDRESS, status }),
+  ]);
+  const settings = [
+    SETTINGS_EVENT,
+    webhook(SETTINGS_EVENT, 'MerchantSettingsEvent', "The merchant's settings changed", {
+      require_address_book: true,
+    }),
+  ];
+  return Object.fromEntries([...deposits, ...withdrawals, ...addresses, settings]);
 }
 
 export { WEBHOOK_PARAMETERS };

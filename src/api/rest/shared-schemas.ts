@@ -9,6 +9,7 @@ import {
   WebhookEndpointResponse,
   WebhookEndpointWithSecretResponse,
 } from './webhook-endpoint.schemas';
+import { MerchantSettingsResponse, WithdrawalAddressResponse } from './withdrawal-address.schemas';
 
 /**
  * The schemas routes share by reference (`refTo`): each is named by its `$id` in the OpenAPI
@@ -21,6 +22,8 @@ export const SHARED_SCHEMAS = [
   CreatedOnrampResponse,
   DepositResponse,
   WithdrawalResponse,
+  WithdrawalAddressResponse,
+  MerchantSettingsResponse,
   BalanceResponse,
   Pagination,
   HealthResponse,

@@ -6,6 +6,7 @@ import { SandboxScenario } from './sandbox-scenario.entity';
 import { Deposit } from './deposit.entity';
 import { Payout } from './payout.entity';
 import { Withdrawal } from './withdrawal.entity';
+import { WithdrawalAddress } from './withdrawal-address.entity';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookDelivery } from './webhook-delivery.entity';
 
@@ -20,6 +21,7 @@ export {
   WebhookDelivery,
   WebhookEndpoint,
   Withdrawal,
+  WithdrawalAddress,
 };
 export const entities = [
   Merchant,
@@ -32,4 +34,5 @@ export const entities = [
   Payout,
   WebhookEndpoint,
   WebhookDelivery,
+  WithdrawalAddress,
 ];

@@ -16,6 +16,10 @@ export class Merchant {
   @Enum({ items: () => MerchantStatus, type: 'text' })
   status: MerchantStatus = MerchantStatus.ACTIVE;
 
+  /** Null: the deployment's default (on in production); see `addressBookRequired`. */
+  @Property({ type: 'boolean', nullable: true })
+  requireAddressBook: boolean | null = null;
+
   @Property({ type: 'timestamptz' })
   createdAt!: Date;
 

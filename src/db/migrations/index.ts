@@ -13,6 +13,7 @@ import { Migration20261125000200_lean_ledger_events } from './Migration202611250
 import { Migration20261125000400_lean_events } from './Migration20261125000400_lean_events';
 import { Migration20261125000500_events_without_foreign_keys } from './Migration20261125000500_events_without_foreign_keys';
 import { Migration20261125100200_webhook_endpoints } from './Migration20261125100200_webhook_endpoints';
+import { Migration20261125100300_withdrawal_addresses } from './Migration20261125100300_withdrawal_addresses';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
@@ -54,5 +55,9 @@ export const migrationsList = [
   {
     name: 'Migration20261125100200_webhook_endpoints',
     class: Migration20261125100200_webhook_endpoints,
+  },
+  {
+    name: 'Migration20261125100300_withdrawal_addresses',
+    class: Migration20261125100300_withdrawal_addresses,
   },
 ];

@@ -9,6 +9,8 @@ import { merchantRoutes } from './merchant.route';
 import { withdrawalRoutes } from './withdrawals.route';
 import { sandboxRoutes } from './sandbox.route';
 import { webhookEndpointRoutes } from './webhook-endpoints.route';
+import { withdrawalAddressRoutes } from './withdrawal-addresses.route';
+import { merchantSettingsRoutes } from './merchant-settings.route';
 
 /**
  * The REST `/v1` routes, in registration order: one list for the gateway and for the OpenAPI
@@ -26,5 +28,7 @@ export const restRoutes = (services: Services, version: string): FastifyPluginAs
     merchantRoutes(services),
     withdrawalRoutes(services),
     webhookEndpointRoutes(services),
+    withdrawalAddressRoutes(services),
+    merchantSettingsRoutes(services),
     sandboxRoutes(services),
   ] as FastifyPluginAsync[];

@@ -1,0 +1,91 @@
+import {
+  Field,
+  GraphQLISODateTime,
+  ID,
+  InputType,
+  Int,
+  ObjectType,
+  registerEnumType,
+} from 'type-graphql';
+import type { WithdrawalAddressView } from '../../../payouts';
+import type { MerchantSettingsView } from '../../../merchants';
+import { PageInfoType } from './connection';
+
+export enum WithdrawalAddressStatusEnum {
+  PENDING = 'PENDING',
+  ACTIVE = 'ACTIVE',
+  DELETED = 'DELETED',
+}
+registerEnumType(WithdrawalAddressStatusEnum, { name: 'WithdrawalAddressStatus' });
+
+@ObjectType('WithdrawalAddress', {
+  description:
+    'An entry of the withdrawal address book: withdrawals may go to it once ACTIVE (activeAt).',
+})
+export class WithdrawalAddressNode {
+  @Field(() => ID) id!: string;
+  @Field(() => String, { description: 'BASE, ETHEREUM or POLYGON.' }) chain!: string;
+  @Field(() => String, { description: 'EIP-55 checksummed.' }) address!: string;
+  @Field(() => String, { nullable: true }) label!: string | null;
+  @Field(() => WithdrawalAddressStatusEnum, {
+    description: 'PENDING until activeAt, then ACTIVE; DELETED in the answer to a removal.',
+  })
+  status!: WithdrawalAddressStatusEnum;
+  @Field(() => GraphQLISODateTime) activeAt!: Date;
+  @Field(() => GraphQLISODateTime) createdAt!: Date;
+
+  /** From the transport-neutral view, so REST, GraphQL and webhooks agree. */
+  static from(view: WithdrawalAddressView): WithdrawalAddressNode {
+    return Object.assign(new WithdrawalAddressNode(), {
+      id: view.id,
+      chain: view.chain,
+      address: view.address,
+      label: view.label,
+      status: view.status as WithdrawalAddressStatusEnum,
+      activeAt: new Date(view.active_at),
+      createdAt: new Date(view.created_at),
+    });
+  }
+}
+
+@ObjectType('WithdrawalAddressEdge')
+export class WithdrawalAddressEdgeType {
+  @Field(() => String) cursor!: string;
+  @Field(() => WithdrawalAddressNode) node!: WithdrawalAddressNode;
+}
+
+@ObjectType('WithdrawalAddressConnection')
+export class WithdrawalAddressConnectionType {
+  @Field(() => [WithdrawalAddressEdgeType]) edges!: WithdrawalAddressEdgeType[];
+  @Field(() => PageInfoType) pageInfo!: PageInfoType;
+  @Field(() => Int) totalCount!: number;
+}
+
+/** Plain strings: the service checks the values, so errors match REST's codes. */
+@InputType('AddWithdrawalAddressInput')
+export class AddWithdrawalAddressInput {
+  @Field(() => String, { description: 'BASE, ETHEREUM (or ETH) or POLYGON.' }) chain!: string;
+  @Field(() => String) address!: string;
+  @Field(() => String, { nullable: true, description: 'At most 100 characters.' })
+  label?: string | null;
+}
+
+@ObjectType('MerchantSettings', { description: 'Your settings, as they apply.' })
+export class MerchantSettingsNode {
+  @Field(() => Boolean, {
+    description:
+      'Withdrawals only to ACTIVE address book entries (never set: on in production, off in the sandbox).',
+  })
+  requireAddressBook!: boolean;
+
+  static from(view: MerchantSettingsView): MerchantSettingsNode {
+    return Object.assign(new MerchantSettingsNode(), {
+      requireAddressBook: view.require_address_book,
+    });
+  }
+}
+
+@InputType('UpdateMerchantSettingsInput', { description: 'Only the fields given change.' })
+export class UpdateMerchantSettingsInput {
+  @Field(() => Boolean, { nullable: true }) requireAddressBook?: boolean | null;
+}

@@ -1,0 +1,109 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../clock';
+import { Merchant } from '../db/entities/merchant.entity';
+import { DomainError, ErrorCode, invalidParameter } from '../domain/errors';
+import { addressBookRequired } from '../domain/withdrawal-addresses';
+import { writeMerchantEvent } from '../events';
+import type { AuditLogService } from '../operator';
+
+/**
+ * The merchant's settings as the API shows them: effective values (a setting never set shows
+ * the deployment's default). Issue 22 adds `underpayment`, `overpayment`, `payer_name_check`:
+ * each is a field here, a column read in `settingsOf` and a case in `applyPatch`.
+ */
+export interface MerchantSettingsView {
+  require_address_book: boolean;
+}
+
+/** A PATCH body: only the fields named change; unknown fields are refused at the edge. */
+export interface MerchantSettingsPatch {
+  require_address_book?: unknown;
+}
+
+/** Who changes them: recorded in the audit log as `api_key:<id>`. */
+export interface SettingsActor {
+  merchantId: string;
+  keyId: string;
+}
+
+/**
+ * Reads and changes a merchant's own settings. A change that alters what applies writes
+ * `merchant.settings_updated` (data: the settings after) and an audit entry in the same
+ * transaction, so a merchant hears of it even when the change was made with a leaked key.
+ */
+export class MerchantSettingsService {
+  constructor(
+    private readonly clock: Clock,
+    private readonly auditLog: AuditLogService,
+    private readonly sandbox: boolean,
+  ) {}
+
+  async get(em: EntityManager, merchantId: string): Promise<MerchantSettingsView> {
+    const merchant = await em.findOne(Merchant, { id: merchantId });
+    if (!merchant) throw new DomainError(ErrorCode.NotFound, `No merchant ${merchantId}`);
+    return this.settingsOf(merchant);
+  }
+
+  async update(
+    em: EntityManager,
+    actor: SettingsActor,
+    patch: MerchantSettingsPatch,
+  ): Promise<MerchantSettingsView> {
+    const valid = validatePatch(patch);
+    return em.fork().transactional(async (tx) => {
+      const merchant = await tx.findOneOrFail(
+        Merchant,
+        { id: actor.merchantId },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
+      const before = this.settingsOf(merchant);
+      applyPatch(merchant, valid);
+      const after = this.settingsOf(merchant);
+      const now = this.clock.now();
+      merchant.updatedAt = now;
+      await tx.flush();
+      if (JSON.stringify(before) !== JSON.stringify(after)) {
+        await writeMerchantEvent(tx, {
+          kind: 'merchant.settings_updated',
+          merchantId: actor.merchantId,
+          data: { ...after },
+          createdAt: now,
+        });
+        await this.auditLog.record(tx, {
+          actor: `api_key:${actor.keyId}`,
+          action: 'merchant.settings_update',
+          targetType: 'merchant',
+          targetId: actor.merchantId,
+          before: { ...before },
+          after: { ...after },
+        });
+      }
+      return after;
+    });
+  }
+
+  private settingsOf(merchant: Merchant): MerchantSettingsView {
+    return { require_address_book: addressBookRequired(merchant.requireAddressBook, this.sandbox) };
+  }
+}
+
+interface ValidPatch {
+  requireAddressBook?: boolean;
+}
+
+function validatePatch(patch: MerchantSettingsPatch): ValidPatch {
+  const valid: ValidPatch = {};
+  if (patch.require_address_book !== undefined) {
+    if (typeof patch.require_address_book !== 'boolean') {
+      throw invalidParameter('require_address_book', 'must be true or false');
+    }
+    valid.requireAddressBook = patch.require_address_book;
+  }
+  return valid;
+}
+
+function applyPatch(merchant: Merchant, patch: ValidPatch): void {
+  if (patch.requireAddressBook !== undefined)
+    merchant.requireAddressBook = patch.requireAddressBook;
+}
