@@ -8,6 +8,7 @@ import { depositRoutes } from './deposits.route';
 import { merchantRoutes } from './merchant.route';
 import { withdrawalRoutes } from './withdrawals.route';
 import { sandboxRoutes } from './sandbox.route';
+import { reportRoutes } from './reports.route';
 
 /**
  * The REST `/v1` routes, in registration order: one list for the gateway and for the OpenAPI
@@ -24,5 +25,6 @@ export const restRoutes = (services: Services, version: string): FastifyPluginAs
     depositRoutes(services),
     merchantRoutes(services),
     withdrawalRoutes(services),
+    reportRoutes(services),
     sandboxRoutes(services),
   ] as FastifyPluginAsync[];
