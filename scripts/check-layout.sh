@@ -8,7 +8,7 @@
 #  4. nothing in src/reconciliation writes (no insert, update, delete, truncate, or DDL).
 set -u
 cd "$(dirname "$0")/.."
-mods="deposits ledger onramps webhooks events payouts merchants operator rates sandbox system reconciliation"
+mods="deposits ledger onramps webhooks events payouts merchants operator rates sandbox system reconciliation reports"
 breaches=0
 report() { [ -z "$1" ] && return; printf '%s\n' "$1"; breaches=$((breaches + $(printf '%s\n' "$1" | wc -l))); }
 

@@ -6,6 +6,7 @@ import type * as MikroOrmModule from '@mikro-orm/postgresql';
 import type * as DepositsModule from '../deposits';
 import type * as ReconciliationModule from '../reconciliation';
 import type * as ReencryptModule from '../crypto/reencrypt';
+import type * as ReportsModule from '../reports';
 import type * as RequestContextModule from '../context/request-context';
 
 /**
@@ -30,4 +31,5 @@ export const lazy = {
   deposits: (): typeof DepositsModule => require('../deposits'),
   reconciliation: (): typeof ReconciliationModule => require('../reconciliation'),
   reencrypt: (): typeof ReencryptModule => require('../crypto/reencrypt'),
+  reports: (): typeof ReportsModule => require('../reports'),
 };

@@ -15,6 +15,7 @@ import {
 import { CliExit, EXIT, reportError } from './cli-errors';
 import { lazy } from './lazy-modules';
 import { addSystemCommands } from './system-commands';
+import { addReportCommands } from './report-commands';
 
 // The operator command line. This file and the ones it imports load in well under a second:
 // everything that talks to the database comes in through `lazy` when a command runs.
@@ -237,6 +238,7 @@ export function buildCli({ json = false } = {}): Command {
     );
 
   addSystemCommands(program);
+  addReportCommands(program);
   return program;
 }
 

@@ -8,6 +8,7 @@ export {
   UNMATCHED_TRANSFER_SQL,
 } from './deposit-counts';
 export { DepositIngestionService } from './deposit-ingestion.service';
+export { exportDeposits } from './deposit-export';
 export { DepositQueryService } from './deposit-query.service';
 export { DepositResolutionService } from './deposit-resolution.service';
 export { DepositReversalService } from './deposit-reversal.service';

@@ -3,6 +3,8 @@
  * Everything else in this folder is the module's own.
  */
 export { lockAvailableBalance, payoutHasEntries } from './ledger-locks';
+export { exportMerchantPostings } from './ledger-export';
+export type { MerchantPosting } from './ledger-export';
 export { LedgerService } from './ledger.service';
 export type { LedgerEntry, MerchantBalance } from './ledger.service';
 export { list, lit, merchantAccountIdSql, NET_CREDIT, operatorBalance } from './ledger-sql';

@@ -4,6 +4,7 @@
  */
 export { PayoutBlockFollower } from './payout-block-follower';
 export { PayoutSweepService } from './payout-sweep.service';
+export { withdrawalsOfPayouts } from './payout-withdrawals';
 export { PayoutService } from './payout.service';
 export type { SigningLog, SigningTotals } from './payout.service';
 export { presentWithdrawal } from './withdrawal-view';

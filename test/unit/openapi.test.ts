@@ -71,7 +71,7 @@ describe('the OpenAPI document', () => {
         ]);
       }
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
-        const media = response.content['application/json'];
+        const media = response.content['application/json'] ?? response.content['text/csv'];
         expect([name, status, media.example ?? media.examples]).toEqual([
           name,
           status,

@@ -299,6 +299,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/reports/deposits.csv': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Deposits created in a period, as CSV, oldest first (streamed) */
+    get: operations['exportDepositsCsv'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/reports/ledger.csv': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Postings on the merchant's USD balances in a period, as CSV (streamed) */
+    get: operations['exportLedgerCsv'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/sandbox/deposits': {
     parameters: {
       query?: never;
@@ -3866,6 +3900,251 @@ export interface operations {
         };
       };
       /** @description Error: `rate_unavailable`, `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  exportDepositsCsv: {
+    parameters: {
+      query?: {
+        /**
+         * @description Required. Start, inclusive: an Africa/Lagos date (2026-11-01) or a timestamp with a zone
+         * @example 2026-11-01
+         */
+        from?: string;
+        /**
+         * @description Required. End, inclusive: an Africa/Lagos date (its whole day) or a timestamp; at most 366 days after from
+         * @example 2026-11-30
+         */
+        to?: string;
+      };
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example deposit_id,created_at,lagos_date,status,amount_ngn,amount_asset,asset,chain,rate_id,onramp_id,payment_reference,bank_reference,user_email,tx_hash,flag_reason,failure_reason,settled_at,updated_at
+           *     dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y,2026-11-25T10:00:00.000Z,2026-11-25,SETTLED,150000.00,94.464000,USDC,BASE,rate_01JDQX3K9V6Y2M8N4P5R7S1T0W,onr_01JDQX4B2C3D4E5F6G7H8J9K0M,order-1042,NIP-88210443,ada@example.com,0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b,,,2026-11-25T10:25:00.000Z,2026-11-25T10:25:00.000Z
+           */
+          'text/csv': string;
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  exportLedgerCsv: {
+    parameters: {
+      query?: {
+        /**
+         * @description Required. Start, inclusive: an Africa/Lagos date (2026-11-01) or a timestamp with a zone
+         * @example 2026-11-01
+         */
+        from?: string;
+        /**
+         * @description Required. End, inclusive: an Africa/Lagos date (its whole day) or a timestamp; at most 366 days after from
+         * @example 2026-11-30
+         */
+        to?: string;
+      };
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example posting_id,posted_at,lagos_date,transaction_id,kind,account,currency,direction,amount,net,deposit_id,withdrawal_id,memo
+           *     81,2026-11-25T10:00:00.000Z,2026-11-25,ltx_01JDQX7A,deposit_fx,usd_available,USD,CREDIT,94.464000,94.464000,dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y,,rate rate_01JDQX3K9V6Y2M8N4P5R7S1T0W
+           *     92,2026-11-25T10:25:00.000Z,2026-11-25,ltx_01JDQX8B,withdrawal_requested,usd_available,USD,DEBIT,25.000000,-25.000000,,wd_01JDQX6Z5Y4X3W2V1T0S9R8Q7P,wd_01JDQX6Z5Y4X3W2V1T0S9R8Q7P
+           */
+          'text/csv': string;
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

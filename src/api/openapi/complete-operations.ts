@@ -51,7 +51,8 @@ function completeResponses(operation: Operation, secured: boolean, idempotent: b
   const successExamples = OPERATION_EXAMPLES[operation.operationId ?? '']?.responses ?? {};
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
     const code = Number(status);
-    const media = response.content?.['application/json'];
+    // A report answers CSV: its example goes on that media type.
+    const media = response.content?.['application/json'] ?? response.content?.['text/csv'];
     if (status in successExamples) {
       response.description = SUCCESS_TEXT[status] ?? 'Unavailable';
       if (media) media.example = successExamples[status];

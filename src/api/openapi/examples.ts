@@ -160,6 +160,23 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
       },
     },
   },
+  exportDepositsCsv: {
+    parameters: { from: '2026-11-01', to: '2026-11-30' },
+    responses: {
+      200:
+        'deposit_id,created_at,lagos_date,status,amount_ngn,amount_asset,asset,chain,rate_id,onramp_id,payment_reference,bank_reference,user_email,tx_hash,flag_reason,failure_reason,settled_at,updated_at\r\n' +
+        `${DEPOSIT_ID},${AT},2026-11-25,SETTLED,150000.00,94.464000,USDC,BASE,${RATE_ID},${ONRAMP_ID},order-1042,NIP-88210443,ada@example.com,${TX_HASH},,,${LATER},${LATER}\r\n`,
+    },
+  },
+  exportLedgerCsv: {
+    parameters: { from: '2026-11-01', to: '2026-11-30' },
+    responses: {
+      200:
+        'posting_id,posted_at,lagos_date,transaction_id,kind,account,currency,direction,amount,net,deposit_id,withdrawal_id,memo\r\n' +
+        `81,${AT},2026-11-25,ltx_01JDQX7A,deposit_fx,usd_available,USD,CREDIT,94.464000,94.464000,${DEPOSIT_ID},,rate ${RATE_ID}\r\n` +
+        `92,${LATER},2026-11-25,ltx_01JDQX8B,withdrawal_requested,usd_available,USD,DEBIT,25.000000,-25.000000,,${WITHDRAWAL_ID},${WITHDRAWAL_ID}\r\n`,
+    },
+  },
   createWithdrawal: {
     request: { amount: '25.00', asset: 'USDC', chain: 'BASE', destination_address: ADDRESS },
     responses: { 202: WITHDRAWAL },

@@ -14,6 +14,7 @@ import { Migration20261125000400_lean_events } from './Migration20261125000400_l
 import { Migration20261125000500_events_without_foreign_keys } from './Migration20261125000500_events_without_foreign_keys';
 import { Migration20261125100200_webhook_endpoints } from './Migration20261125100200_webhook_endpoints';
 import { Migration20261125100300_withdrawal_addresses } from './Migration20261125100300_withdrawal_addresses';
+import { Migration20261125100400_report_indexes } from './Migration20261125100400_report_indexes';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
@@ -59,5 +60,9 @@ export const migrationsList = [
   {
     name: 'Migration20261125100300_withdrawal_addresses',
     class: Migration20261125100300_withdrawal_addresses,
+  },
+  {
+    name: 'Migration20261125100400_report_indexes',
+    class: Migration20261125100400_report_indexes,
   },
 ];

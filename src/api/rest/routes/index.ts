@@ -11,6 +11,7 @@ import { sandboxRoutes } from './sandbox.route';
 import { webhookEndpointRoutes } from './webhook-endpoints.route';
 import { withdrawalAddressRoutes } from './withdrawal-addresses.route';
 import { merchantSettingsRoutes } from './merchant-settings.route';
+import { reportRoutes } from './reports.route';
 
 /**
  * The REST `/v1` routes, in registration order: one list for the gateway and for the OpenAPI
@@ -30,5 +31,6 @@ export const restRoutes = (services: Services, version: string): FastifyPluginAs
     webhookEndpointRoutes(services),
     withdrawalAddressRoutes(services),
     merchantSettingsRoutes(services),
+    reportRoutes(services),
     sandboxRoutes(services),
   ] as FastifyPluginAsync[];

@@ -1,0 +1,164 @@
+import { parse } from 'csv-parse/sync';
+import { createTestDatabase } from '../support/db';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createMerchant, eventually, onrampCli, startStack, type Stack } from '../support/stack';
+import { request } from '../support/http';
+import { balanceOnramp, freshRate, randomAddress, sandboxTransfer } from '../support/onramps';
+import { lagosDay } from '../../src/domain/lagos-day';
+
+// USD and NGN amounts are summed exactly, in millionths, never as floats.
+const micro = (value: string): bigint => {
+  const negative = value.startsWith('-');
+  const [whole, fraction = ''] = value.replace('-', '').split('.');
+  const m = BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0'));
+  return negative ? -m : m;
+};
+
+type Row = Record<string, string>;
+const rows = (text: string): Row[] => parse(text, { columns: true }) as Row[];
+
+describe('reconciliation exports end to end', () => {
+  let stack: Stack;
+  let databaseUrl: string;
+  let key: string;
+  let merchantId: string;
+  let otherKey: string;
+  const today = lagosDay(new Date());
+  const get = (path: string, k = key) => request(stack.url, 'GET', path, { key: k });
+
+  async function settledDeposit(k: string, amountNgn: string) {
+    const rate = await freshRate(stack.url, k);
+    const created = await request(stack.url, 'POST', '/v1/onramp', {
+      key: k,
+      body: balanceOnramp(rate.rate_id),
+    });
+    expect(created.status).toBe(201);
+    const account = created.body.virtual_account.account_number;
+    const deposit = await sandboxTransfer(stack.url, k, account, amountNgn);
+    await eventually(async () => {
+      const read = await get(`/v1/deposits/${deposit.deposit_id}`, k);
+      return read.body.status === 'SETTLED' ? true : undefined;
+    });
+    return { deposit, clientSecret: created.body.client_secret as string };
+  }
+
+  async function balances(k = key) {
+    const read = await get('/v1/merchant/balance', k);
+    expect(read.status).toBe(200);
+    return read.body.balances as { usd_available: string; usd_pending_withdrawal: string };
+  }
+
+  beforeAll(async () => {
+    databaseUrl = await createTestDatabase();
+    stack = await startStack(databaseUrl, { env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+    ({ api_key: key, merchant_id: merchantId } = await createMerchant(databaseUrl, 'Reports Co'));
+    ({ api_key: otherKey } = await createMerchant(databaseUrl, 'Other Co'));
+  });
+  afterAll(() => stack?.stop());
+
+  it('exports the deposits and postings the API shows, summing to the balances', async () => {
+    const mine = [];
+    for (const amount of ['150000', '98765.43', '2500'])
+      mine.push(await settledDeposit(key, amount));
+    await settledDeposit(otherKey, '50000');
+    const withdrawal = await request(stack.url, 'POST', '/v1/merchant/withdraw', {
+      key,
+      body: { amount: '7.25', asset: 'USDC', chain: 'BASE', destination_address: randomAddress() },
+    });
+    expect(withdrawal.status).toBe(202);
+
+    const deposits = await get(`/v1/reports/deposits.csv?from=${today}&to=${today}`);
+    expect(deposits.status).toBe(200);
+    expect(deposits.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(deposits.headers.get('content-disposition')).toBe(
+      `attachment; filename="deposits-${today}-${today}.csv"`,
+    );
+    expect(deposits.text.endsWith('\r\n')).toBe(true);
+    const exported = rows(deposits.text);
+    // Exactly this merchant's deposits, oldest first, each as the API shows it.
+    expect(exported.map((r) => r.deposit_id)).toEqual(mine.map((m) => m.deposit.deposit_id));
+    for (const row of exported) {
+      const api = (await get(`/v1/deposits/${row.deposit_id}`)).body;
+      expect(row).toMatchObject({
+        status: 'SETTLED',
+        amount_ngn: api.amount_ngn,
+        amount_asset: api.amount_asset,
+        asset: api.asset,
+        bank_reference: api.bank_reference,
+        created_at: api.created_at,
+        lagos_date: today,
+      });
+    }
+
+    const ledger = await get(`/v1/reports/ledger.csv?from=${today}&to=${today}`);
+    expect(ledger.status).toBe(200);
+    const postings = rows(ledger.text);
+    const sumOf = (account: string) =>
+      postings.filter((p) => p.account === account).reduce((s, p) => s + micro(p.net), 0n);
+    const balance = await balances();
+    expect(sumOf('usd_available')).toBe(micro(balance.usd_available));
+    expect(sumOf('usd_pending_withdrawal')).toBe(micro(balance.usd_pending_withdrawal));
+    // The credits are the deposits' amounts; the withdrawal names its id.
+    const credits = postings.filter((p) => p.kind === 'deposit_fx');
+    expect(credits.reduce((s, p) => s + micro(p.net), 0n)).toBe(
+      exported.reduce((s, r) => s + micro(r.amount_asset), 0n),
+    );
+    const moved = postings.filter((p) => p.kind === 'withdrawal_requested');
+    expect(moved.map((p) => [p.account, p.net, p.withdrawal_id]).sort()).toEqual(
+      [
+        ['usd_available', '-7.250000', withdrawal.body.withdrawal_id],
+        ['usd_pending_withdrawal', '7.250000', withdrawal.body.withdrawal_id],
+      ].sort(),
+    );
+  });
+
+  it('refuses what it should, in the error shape', async () => {
+    const missing = await get(`/v1/reports/deposits.csv?to=${today}`);
+    expect([missing.status, missing.body.error.code]).toEqual([400, 'missing_parameter']);
+    const reversed = await get('/v1/reports/ledger.csv?from=2026-11-02&to=2026-11-01');
+    expect([reversed.status, reversed.body.error.code]).toEqual([400, 'invalid_parameter']);
+    const tooLong = await get('/v1/reports/ledger.csv?from=2025-01-01&to=2026-06-01');
+    expect([tooLong.status, tooLong.body.error.code]).toEqual([400, 'invalid_parameter']);
+    const { clientSecret } = await settledDeposit(key, '1500');
+    const asClient = await get(`/v1/reports/deposits.csv?from=${today}&to=${today}`, clientSecret);
+    expect([asClient.status, asClient.body.error.code]).toEqual([403, 'forbidden']);
+    const anonymous = await request(
+      stack.url,
+      'GET',
+      `/v1/reports/ledger.csv?from=${today}&to=${today}`,
+    );
+    expect([anonymous.status, anonymous.body.error.code]).toEqual([401, 'unauthorized']);
+  });
+
+  it('gives the operator the same files from the command line', async () => {
+    const period = `from=${today}&to=${today}`;
+    for (const report of ['deposits', 'ledger']) {
+      const api = await get(`/v1/reports/${report}.csv?${period}`);
+      const args = ['reports', report, '--merchant', merchantId, '--from', today, '--to', today];
+      expect(await onrampCli(databaseUrl, args)).toBe(api.text);
+      const out = join(mkdtempSync(join(tmpdir(), 'reports-')), `${report}.csv`);
+      const result = await onrampCli(databaseUrl, [...args, '--out', out, '--json']);
+      expect(result).toEqual({
+        report: `${report}.csv`,
+        file: out,
+        rows: rows(api.text).length,
+        bytes: Buffer.byteLength(api.text),
+      });
+      expect(readFileSync(out, 'utf8')).toBe(api.text);
+    }
+    await expect(
+      onrampCli(databaseUrl, [
+        'reports',
+        'ledger',
+        '--merchant',
+        'mer_nope',
+        '--from',
+        today,
+        '--to',
+        today,
+      ]),
+    ).rejects.toMatchObject({ code: 1 });
+  });
+});
