@@ -9,7 +9,9 @@ import { DepositResolver } from './resolvers/deposit.resolver';
 import { WithdrawalResolver } from './resolvers/withdrawal.resolver';
 import { DepositSubscriptionResolver } from './resolvers/deposit-subscription.resolver';
 import { WebhookResolver } from './resolvers/webhook.resolver';
+import { ApiKeyResolver } from './resolvers/api-key.resolver';
 import { guardClientSecretRootFields } from './client-secret-guard';
+import { guardKeyScopes } from './scope-guard';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 export const resolvers: NonEmptyArray<Function> = [
@@ -21,6 +23,7 @@ export const resolvers: NonEmptyArray<Function> = [
   WithdrawalResolver,
   DepositSubscriptionResolver,
   WebhookResolver,
+  ApiKeyResolver,
 ];
 
 /**
@@ -44,7 +47,7 @@ export async function buildGraphQLSchema(extra: Function[] = []): Promise<GraphQ
     validate: false,
     pubSub: topicsUnused,
   });
-  return guardClientSecretRootFields(schema);
+  return guardKeyScopes(guardClientSecretRootFields(schema));
 }
 
 /** The SDL checked in as `schema.graphql`: sorted, so it only changes when the schema does. */

@@ -3,6 +3,7 @@ import { ErrorResponse, HealthResponse, RateResponse } from './schemas';
 import { CreatedOnrampResponse, OnrampResponse, Pagination } from './onramp.schemas';
 import { BalanceResponse, DepositResponse } from './deposit.schemas';
 import { WithdrawalResponse } from './withdrawal.schemas';
+import { ApiKeyResponse, CreatedApiKeyResponse } from './api-key.schemas';
 
 /**
  * The schemas routes share by reference (`refTo`): each is named by its `$id` in the OpenAPI
@@ -18,6 +19,8 @@ export const SHARED_SCHEMAS = [
   BalanceResponse,
   Pagination,
   HealthResponse,
+  ApiKeyResponse,
+  CreatedApiKeyResponse,
 ] as const;
 
 /** Adds the shared schemas to an instance, before any route that refers to them. */

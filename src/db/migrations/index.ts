@@ -12,6 +12,7 @@ import { Migration20261125000100_settlement_batches } from './Migration202611250
 import { Migration20261125000200_lean_ledger_events } from './Migration20261125000200_lean_ledger_events';
 import { Migration20261125000400_lean_events } from './Migration20261125000400_lean_events';
 import { Migration20261125000500_events_without_foreign_keys } from './Migration20261125000500_events_without_foreign_keys';
+import { Migration20261125100100_api_key_scopes } from './Migration20261125100100_api_key_scopes';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
@@ -49,5 +50,9 @@ export const migrationsList = [
   {
     name: 'Migration20261125000500_events_without_foreign_keys',
     class: Migration20261125000500_events_without_foreign_keys,
+  },
+  {
+    name: 'Migration20261125100100_api_key_scopes',
+    class: Migration20261125100100_api_key_scopes,
   },
 ];

@@ -8,6 +8,7 @@ import { depositRoutes } from './deposits.route';
 import { merchantRoutes } from './merchant.route';
 import { withdrawalRoutes } from './withdrawals.route';
 import { sandboxRoutes } from './sandbox.route';
+import { apiKeyRoutes } from './api-keys.route';
 
 /**
  * The REST `/v1` routes, in registration order: one list for the gateway and for the OpenAPI
@@ -25,4 +26,5 @@ export const restRoutes = (services: Services, version: string): FastifyPluginAs
     merchantRoutes(services),
     withdrawalRoutes(services),
     sandboxRoutes(services),
+    apiKeyRoutes(services),
   ] as FastifyPluginAsync[];
