@@ -873,7 +873,9 @@ export interface operations {
   listApiKeys: {
     parameters: {
       query?: {
+        /** @example 1 */
         page?: number;
+        /** @example 20 */
         per_page?: number;
       };
       header?: {
@@ -888,7 +890,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Error */
+      /** @description OK */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -898,6 +900,31 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "api_keys": [
+           *         {
+           *           "id": "key_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+           *           "name": "Reporting",
+           *           "scopes": [
+           *             "deposits:read"
+           *           ],
+           *           "allowed_ips": [
+           *             "203.0.113.0/24"
+           *           ],
+           *           "key_prefix": "rk_test_Zr4q",
+           *           "created_at": "2026-11-25T10:00:00.000Z",
+           *           "revoked_at": null
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "total": 1,
+           *         "page": 1,
+           *         "per_page": 20,
+           *         "total_pages": 1
+           *       }
+           *     }
+           */
           'application/json': {
             api_keys: components['schemas']['ApiKey'][];
             pagination: components['schemas']['Pagination'];
@@ -1003,6 +1030,17 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Reporting",
+         *       "scopes": [
+         *         "deposits:read"
+         *       ],
+         *       "allowed_ips": [
+         *         "203.0.113.0/24"
+         *       ]
+         *     }
+         */
         'application/json': {
           /** @description 1-100 characters */
           name: string;
@@ -1024,7 +1062,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Error */
+      /** @description Created */
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1035,6 +1073,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "key_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+           *       "name": "Reporting",
+           *       "scopes": [
+           *         "deposits:read"
+           *       ],
+           *       "allowed_ips": [
+           *         "203.0.113.0/24"
+           *       ],
+           *       "key_prefix": "rk_test_Zr4q",
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "revoked_at": null,
+           *       "secret": "rk_test_Zr4q9KXcV2m8PbT7wYs3HnL6dJf1QaE5"
+           *     }
+           */
           'application/json': components['schemas']['CreatedApiKey'];
         };
       };
@@ -1174,13 +1228,14 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['XRequestId'];
       };
       path: {
+        /** @example key_01JDQX5N6P7Q8R9S0T1V2W3X4Y */
         id: string;
       };
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      /** @description Error */
+      /** @description OK */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1190,6 +1245,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "key_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+           *       "name": "Reporting",
+           *       "scopes": [
+           *         "deposits:read"
+           *       ],
+           *       "allowed_ips": [
+           *         "203.0.113.0/24"
+           *       ],
+           *       "key_prefix": "rk_test_Zr4q",
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "revoked_at": "2026-11-25T10:25:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['ApiKey'];
         };
       };
