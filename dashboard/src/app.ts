@@ -9,6 +9,7 @@ import {
   signOut,
   type Session,
 } from './api.js';
+import { ApiKeysSection } from './api-keys.js';
 import { BalanceSection } from './balance.js';
 import { DepositDetailSection } from './deposit-detail.js';
 import { DepositsSection, type Deposit } from './deposits.js';
@@ -37,6 +38,7 @@ const onramps = new OnrampsSection(rate);
 const volume = new VolumeChartSection();
 const webhooks = new WebhooksSection();
 const sandbox = new SandboxSection();
+const apiKeys = new ApiKeysSection();
 const detail = new DepositDetailSection();
 const deposits = new DepositsSection({
   onChange: (deposit, previous, live) => onDepositChange(deposit, previous, live),
@@ -114,6 +116,7 @@ function enter(s: Session): void {
   signedOutView.hidden = true;
   signedInView.hidden = false;
   sandbox.show(s.merchant.environment === 'sandbox');
+  apiKeys.show(s.scopes?.includes('all') ?? false);
 
   rate.start();
   void balance.load();
@@ -186,6 +189,7 @@ function leave(message?: string): void {
   volume.reset();
   webhooks.reset();
   sandbox.reset();
+  apiKeys.reset();
   setText(merchantName, '');
   setText(merchantEnv, '');
   document.title = 'Onramp dashboard';
