@@ -66,22 +66,30 @@ export class ApiKeysSection {
   constructor() {
     const form = h(
       'form',
-      { id: 'api-key-form', class: 'inline-form', 'aria-label': 'New API key' },
-      h('div', { class: 'field' }, h('label', { for: 'api-key-name' }, 'Name'), this.name),
+      { id: 'api-key-form', class: 'stack', 'aria-label': 'New API key' },
       h(
         'div',
-        { class: 'field grow' },
-        h('label', { for: 'api-key-ips' }, 'Allowed IPs'),
-        this.ips,
+        { class: 'inline-form' },
+        h('div', { class: 'field grow' }, h('label', { for: 'api-key-name' }, 'Name'), this.name),
+        h(
+          'div',
+          { class: 'field grow' },
+          h('label', { for: 'api-key-ips' }, 'Allowed IPs'),
+          this.ips,
+        ),
       ),
       h(
         'fieldset',
-        { class: 'field grow' },
+        { class: 'checks fields' },
         h('legend', {}, 'Scopes'),
-        h('label', {}, this.full, ' all (a secret key)'),
-        ...this.boxes.map((box) => h('label', {}, box, ` ${box.value}`)),
+        h('label', { class: 'check' }, this.full, 'all (a secret key)'),
+        ...this.boxes.map((box) => h('label', { class: 'check' }, box, box.value)),
       ),
-      h('button', { type: 'submit', class: 'btn btn-primary' }, 'Create key'),
+      h(
+        'div',
+        { class: 'button-row' },
+        h('button', { type: 'submit', class: 'btn btn-primary' }, 'Create key'),
+      ),
     );
     this.created.append(
       h('span', { class: 'secret-label' }, 'New key (shown once)'),

@@ -1,10 +1,11 @@
 // The dashboard's API keys panel in a real browser: create a restricted key (its secret shown
 // once), use it, revoke it; a session opened with a restricted key does not see the panel.
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { createTestDatabase } from '../support/db';
 import { request } from '../support/http';
 import { createMerchant, startStack, type Stack } from '../support/stack';
-import { launchBrowser, textOf, waitForText, type Browser } from '../support/browser';
+import { artifactsDir, launchBrowser, textOf, waitForText, type Browser } from '../support/browser';
 
 const exact = { exact: true } as const;
 
@@ -53,6 +54,7 @@ describe('dashboard API keys panel (Chromium)', () => {
     const refused = await request(stack.url, 'GET', '/v1/merchant/balance', { key: secret });
     expect(refused.body.error.code).toBe('insufficient_scope');
 
+    await panel.screenshot({ path: join(artifactsDir('dashboard'), 'api-keys.png') });
     const row = panel.locator('tbody tr').filter({ hasText: 'Reporting' });
     await row.getByRole('button', { name: 'Revoke', exact: true }).click();
     await waitForText(panel.locator('tbody tr').filter({ hasText: 'Reporting' }), /Revoked/);
