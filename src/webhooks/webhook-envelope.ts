@@ -28,13 +28,16 @@ function withdrawalFromSnapshot(s: Record<string, unknown>): Withdrawal {
 
 /**
  * The webhook body: the spec's envelope `{event, event_id, created_at, data}`. `data` is the
- * full REST object (Deposit or Withdrawal) as it was when the event was written, from the
+ * full REST object (Deposit, Withdrawal, ApiKey) as it was when the event was written, from the
  * outbox snapshot, so every retry and replay sends the same bytes' meaning.
  */
 export function webhookEnvelope(event: OutboxEvent): string {
+  // Other kinds (api_key.*) store their REST object as the snapshot itself.
   const data = event.depositId
     ? publicDeposit(depositViewFromSnapshot(event.snapshot))
-    : presentWithdrawal(withdrawalFromSnapshot(event.snapshot));
+    : event.withdrawalId
+      ? presentWithdrawal(withdrawalFromSnapshot(event.snapshot))
+      : event.snapshot;
   return JSON.stringify({
     event: event.kind,
     event_id: event.id,

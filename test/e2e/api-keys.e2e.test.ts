@@ -229,6 +229,17 @@ describe('restricted API keys (e2e)', () => {
       'mutation { createApiKey(input: {name: "Escalate", scopes: ["all"]}) { secret } }',
     );
     expect(gql.body.errors?.[0].extensions?.code).toBe('INSUFFICIENT_SCOPE');
+
+    // Nor can it replay the answer a secret key got for the same Idempotency-Key and body.
+    const body = {
+      query: 'mutation { createApiKey(input: {name: "Replayed", scopes: ["all"]}) { secret } }',
+    };
+    const headers = { 'idempotency-key': 'create-key-once' };
+    const first = await request(stack.url, 'POST', '/graphql', { key, headers, body });
+    expect(first.body.data.createApiKey.secret).toMatch(/^sk_test_/);
+    const replay = await request(stack.url, 'POST', '/graphql', { key: secret, headers, body });
+    expect(replay.text).not.toContain(first.body.data.createApiKey.secret);
+    expect(replay.status).toBe(409);
   });
 
   it('subscribes depositUpdated with deposits:read only; the refusal ends that subscription alone', async () => {

@@ -7,6 +7,8 @@ import { AuditLogService } from '../../src/operator';
 import { KeyEnvironment } from '../../src/db/entities/api-key.entity';
 import { DomainError, ErrorCode } from '../../src/domain/errors';
 import { createTestDatabase, openTestOrm } from '../support/db';
+import { outboxEvents } from '../../src/events';
+import { webhookEnvelope } from '../../src/webhooks/webhook-envelope';
 
 async function codeOf(promise: Promise<unknown>): Promise<ErrorCode> {
   const error = await promise.then(
@@ -179,5 +181,45 @@ describe('merchant-managed API keys (real PostgreSQL)', () => {
         [keyId],
       );
     expect(row).toEqual({ scopes: ['all'], allowed_ips: null, name: null });
+  });
+
+  it('announces creation and revocation as api_key.* events, without the secret', async () => {
+    const { merchantId, keyId } = await merchantWithKey('Events Co');
+    const { key, secret } = await keys.create(orm.em.fork(), merchantId, keyId, {
+      name: 'Announced',
+      scopes: ['deposits:read'],
+      allowedIps: ['203.0.113.0/24'],
+    });
+    clock.advance(2000);
+    await keys.revoke(orm.em.fork(), merchantId, keyId, key.id);
+    const rows = await orm.em
+      .fork()
+      .getConnection()
+      .execute<Array<{ id: string; kind: string }>>(
+        `select id, kind from events where merchant_id = ? and snapshot->>'id' = ? order by seq`,
+        [merchantId, key.id],
+      );
+    expect(rows.map((r) => r.kind)).toEqual(['api_key.created', 'api_key.revoked']);
+    const events = await outboxEvents(
+      orm.em.fork(),
+      rows.map((r) => r.id),
+    );
+    const revoked = JSON.parse(webhookEnvelope(events.get(rows[1].id)!));
+    expect(revoked).toMatchObject({
+      event: 'api_key.revoked',
+      data: {
+        id: key.id,
+        name: 'Announced',
+        scopes: ['deposits:read'],
+        allowed_ips: ['203.0.113.0/24'],
+        key_prefix: key.keyPrefix,
+        created_at: key.createdAt.toISOString(),
+        revoked_at: clock.now().toISOString(),
+      },
+    });
+    const created = webhookEnvelope(events.get(rows[0].id)!);
+    expect(JSON.parse(created).data.revoked_at).toBeNull();
+    expect(created + JSON.stringify(revoked)).not.toContain(secret);
+    expect(created).not.toContain('key_hash');
   });
 });
