@@ -8,7 +8,10 @@ import type { Cursor } from '../domain/pagination';
 export type AuditSnapshot = Record<string, unknown> | null;
 
 export interface AuditAction {
-  /** Who: `operator:<name>` (admin GraphQL token) or `cli:<os user>`. */
+  /**
+   * Who: `operator:<name>` (admin GraphQL token), `cli:<os user>`, or `api_key:<id>` (a
+   * merchant's key creating or revoking keys).
+   */
   actor: string;
   /** What, e.g. `merchant.freeze`, `deposit.resolve_settle`. */
   action: string;
