@@ -31,7 +31,7 @@ import { withdrawalAddressDelaySeconds } from './domain/withdrawal-addresses';
 import { WebhookEndpointService } from './webhooks';
 import { WebhookDeliveryService, type WebhookSender } from './webhooks';
 import { WebhookLogService } from './webhooks';
-import { DashboardSessionService } from './merchants';
+import { ApiKeyService, DashboardSessionService } from './merchants';
 import { AuditLogService } from './operator';
 import { OperatorTokenService } from './operator';
 import { OperatorService } from './operator';
@@ -81,6 +81,8 @@ export interface Services {
   operator: OperatorService;
   treasury: TreasuryService;
   dashboardSessions: DashboardSessionService;
+  /** The keys a merchant manages itself (restricted keys, allowed addresses). */
+  apiKeys: ApiKeyService;
   /** ENCRYPTION_KEY (and the keys being rotated out): seals secrets at rest. */
   encryption: Encryption;
 }
@@ -267,6 +269,7 @@ export function createServices(
     ),
     treasury: new TreasuryService(clock, chains),
     dashboardSessions: new DashboardSessionService(clock, auth, config.DASHBOARD_SESSION_SECONDS),
+    apiKeys: new ApiKeyService(clock, environmentOf(config), auditLog),
     encryption,
   };
 }

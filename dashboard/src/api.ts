@@ -6,6 +6,8 @@ export type Environment = 'sandbox' | 'production' | string;
 export interface Session {
   csrf_token: string;
   merchant: { id: string; name: string; environment: Environment };
+  /** The signed-in key's scopes (`all`, or a restricted key's). */
+  scopes?: string[];
 }
 
 /** An error the server explained (REST error body or a GraphQL error). */

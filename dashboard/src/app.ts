@@ -10,6 +10,7 @@ import {
   type Session,
 } from './api.js';
 import { AddressBookSection } from './address-book.js';
+import { ApiKeysSection } from './api-keys.js';
 import { BalanceSection } from './balance.js';
 import { DepositDetailSection } from './deposit-detail.js';
 import { DepositsSection, type Deposit } from './deposits.js';
@@ -41,6 +42,7 @@ const webhooks = new WebhooksSection();
 const webhookEndpoints = new WebhookEndpointsSection();
 const sandbox = new SandboxSection();
 const addressBook = new AddressBookSection();
+const apiKeys = new ApiKeysSection();
 const detail = new DepositDetailSection();
 const deposits = new DepositsSection({
   onChange: (deposit, previous, live) => onDepositChange(deposit, previous, live),
@@ -118,6 +120,7 @@ function enter(s: Session): void {
   signedOutView.hidden = true;
   signedInView.hidden = false;
   sandbox.show(s.merchant.environment === 'sandbox');
+  apiKeys.show(s.scopes?.includes('all') ?? false);
 
   rate.start();
   void balance.load();
@@ -194,6 +197,7 @@ function leave(message?: string): void {
   webhookEndpoints.reset();
   sandbox.reset();
   addressBook.reset();
+  apiKeys.reset();
   setText(merchantName, '');
   setText(merchantEnv, '');
   document.title = 'Onramp dashboard';

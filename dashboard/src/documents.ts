@@ -150,3 +150,19 @@ export const REMOVE_WITHDRAWAL_ADDRESS_MUTATION = `mutation DashboardRemoveWithd
 export const UPDATE_MERCHANT_SETTINGS_MUTATION = `mutation DashboardUpdateMerchantSettings($input: UpdateMerchantSettingsInput!) {
   updateMerchantSettings(input: $input) { requireAddressBook }
 }`;
+
+// ---- API keys ----
+
+const API_KEY_FIELDS = 'id name scopes allowedIps keyPrefix createdAt revokedAt';
+
+export const API_KEYS_QUERY = `query DashboardApiKeys($first: Int) {
+  apiKeys(first: $first) { edges { node { ${API_KEY_FIELDS} } } totalCount }
+}`;
+
+export const CREATE_API_KEY_MUTATION = `mutation DashboardCreateApiKey($input: CreateApiKeyInput!) {
+  createApiKey(input: $input) { ${API_KEY_FIELDS} secret }
+}`;
+
+export const REVOKE_API_KEY_MUTATION = `mutation DashboardRevokeApiKey($id: ID!) {
+  revokeApiKey(id: $id) { ${API_KEY_FIELDS} }
+}`;

@@ -118,12 +118,19 @@ export function registerIdempotency(
     }
     const method = request.method;
     const path = request.url.split('?')[0];
+    // Keys are per merchant, but a restricted key must never be handed a response stored for a
+    // key with other scopes (a secret key's createApiKey holds the new key's secret): its scopes
+    // are part of what must match, so the same key and body from it is a conflict, not a replay.
+    const restricted = !principal.scopes.includes('all');
+    const hashed = restricted
+      ? { scopes: [...principal.scopes].sort(), body: request.body }
+      : request.body;
     const scope: IdempotencyScope = {
       merchantId,
       key: header,
       method,
       path,
-      requestHash: requestHash(method, path, request.body),
+      requestHash: requestHash(method, path, hashed),
     };
     const outcome = await idempotency.begin(request.em, scope);
     if (outcome.kind === 'replay') {

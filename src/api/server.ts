@@ -12,6 +12,8 @@ import { createApollo } from './graphql/apollo';
 import type { GraphQLContext } from './graphql/context';
 import { buildGraphQLSchema } from './graphql/schema';
 import { requestContextOf } from './principal';
+import { assertAddressAllowed, assertScopes } from './key-restrictions';
+import { API_SCOPES } from '../domain/api-scopes';
 import { registerRateLimit, type PostgresRateLimitStore } from './rate-limit';
 import { registerIdempotency } from './idempotency';
 import { addSharedSchemas } from './rest/shared-schemas';
@@ -122,6 +124,10 @@ export async function buildGateway(options: GatewayOptions) {
     if (request.principal.kind === 'client_secret' && !request.routeOptions.config?.clientSecret) {
       throw forbidden();
     }
+    // A key's limits, after it authenticated (401 first): its addresses, then the route's
+    // scopes (none listed: only `all`), so no handler has to remember them.
+    assertAddressAllowed(request.principal, request.ip);
+    assertScopes(request.principal, request.routeOptions.config?.scopes);
   });
 
   app.addHook('preValidation', async (request) => refuseNulCharacters(request));
@@ -163,8 +169,8 @@ export async function buildGateway(options: GatewayOptions) {
   app.route({
     method: ['GET', 'POST'],
     url: '/graphql',
-    // Client secrets are checked per field by the GraphQL guard.
-    config: { clientSecret: true },
+    // Client secrets and key scopes are checked per root field by the GraphQL guard.
+    config: { clientSecret: true, scopes: API_SCOPES },
     schema: { hide: true },
     handler: graphqlHandler,
   });

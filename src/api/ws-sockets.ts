@@ -8,6 +8,8 @@ export const WS_CLOSE = {
   revoked: 4401,
   /** The client secret was revoked or expired. */
   clientSecretRevoked: 4403,
+  /** The key may not be used from the client's address (HTTP's 403 `ip_not_allowed`). */
+  addressNotAllowed: 4403,
   /** Too many sockets open for one credential on this gateway. */
   tooManySockets: 4429,
   /** The client's address is past its limit of failed authentications (as HTTP's 429). */

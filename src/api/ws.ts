@@ -22,6 +22,7 @@ import { hostileVariables } from './nul-characters';
 import { AddressRateLimited, type AddressLimiter } from './address-limit';
 import { clientAddressResolver } from './client-address';
 import { boundCloseReasons, CLOSE_GRACE_MS, closeThenTerminate } from './ws-close';
+import { assertAddressAllowed } from './key-restrictions';
 
 type ConnectionExtra = Record<PropertyKey, unknown> & {
   principal?: Principal;
@@ -34,10 +35,7 @@ type ConnectionExtra = Record<PropertyKey, unknown> & {
 /** Server pings every socket this often; one that has not answered by the next ping is dropped. */
 export const KEEP_ALIVE_MS = 30_000;
 
-/**
- * An operation's `error` message: the domain error inside decides its shape (in `onError`),
- * as over HTTP.
- */
+/** An operation's `error` message: the domain error inside decides its shape, as over HTTP. */
 function refusal(code: ErrorCode, message: string): GraphQLError {
   return new GraphQLError(message, { originalError: new DomainError(code, message) });
 }
@@ -172,6 +170,7 @@ export function attachGraphQLWebSocket(options: {
             header === undefined && typeof csrf === 'string'
               ? await dashboardPrincipal(ctx.extra.request, csrf)
               : await bearerPrincipal(header);
+          assertAddressAllowed(credential.principal, address);
           const socket = ctx.extra.socket;
           // The socket may have gone while the credential was read: then nothing to track.
           if (socket.readyState !== socket.OPEN) return false;
@@ -203,6 +202,10 @@ export function attachGraphQLWebSocket(options: {
         } catch (error) {
           if (error instanceof AddressRateLimited) {
             ctx.extra.socket.close(WS_CLOSE.addressRefused, error.message);
+            return false;
+          }
+          if (error instanceof DomainError && error.code === ErrorCode.IpNotAllowed) {
+            ctx.extra.socket.close(WS_CLOSE.addressNotAllowed, `Forbidden: ${error.message}`);
             return false;
           }
           if (error instanceof DomainError && error.code === ErrorCode.Unauthorized) {

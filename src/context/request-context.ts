@@ -1,11 +1,20 @@
 import type { Clock } from '../clock';
 import type { KeyEnvironment } from '../db/entities/api-key.entity';
+import type { ApiScope } from '../domain/api-scopes';
+import type { AddressMatcher } from '../domain/allowed-ips';
 
-/** A merchant's secret key: everything the merchant may do. */
+/**
+ * A merchant's API key: a secret key (`all`: everything the merchant may do) or a restricted
+ * key (its scopes only), possibly held to some client addresses.
+ */
 export interface SecretKeyPrincipal {
   kind: 'secret_key';
   merchantId: string;
   keyId: string;
+  /** What the key may do (`['all']` for a secret key); the transports check it per route/field. */
+  scopes: readonly ApiScope[];
+  /** The addresses the key may be used from; absent: any address. */
+  allowedIps?: AddressMatcher;
 }
 
 /** An onramp's client secret: read that onramp and its deposits, subscribe to them; nothing else. */

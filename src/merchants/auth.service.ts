@@ -2,7 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
 import { KeyEnvironment } from '../db/entities/api-key.entity';
-import { hashSecret, KEY_PREFIX } from './merchant.service';
+import { hashSecret, KEY_PREFIX, RESTRICTED_KEY_PREFIX } from './merchant.service';
+import { isApiScope, type ApiScope } from '../domain/api-scopes';
+import { cachedAllowedIpMatcher } from '../domain/allowed-ips';
 import type {
   ClientSecretPrincipal,
   Principal,
@@ -20,7 +22,8 @@ function unauthorized(message: string): DomainError {
 }
 
 const BEARER = /^Bearer ([A-Za-z0-9_]{1,200})$/;
-const SECRET_KEY = /^sk_(test|live)_[A-Za-z0-9]{20,100}$/;
+/** Secret keys (`sk_`) and restricted keys (`rk_`): one lookup, the row says what it may do. */
+const API_KEY = /^[sr]k_(test|live)_[A-Za-z0-9]{20,100}$/;
 const CLIENT_SECRET = /^oc_[A-Za-z0-9]{20,100}$/;
 
 /** The merchant behind a secret key; a client secret used here is 403 forbidden. */
@@ -35,7 +38,8 @@ export function requireSecretKey(principal: Principal): SecretKeyPrincipal {
  * hydration cost several times the query itself.
  */
 export const API_KEY_SQL =
-  'select "a0"."id", "a0"."merchant_id", "a0"."environment", "a0"."revoked_at" ' +
+  'select "a0"."id", "a0"."merchant_id", "a0"."environment", "a0"."revoked_at", ' +
+  '"a0"."scopes", "a0"."allowed_ips" ' +
   'from "api_keys" as "a0" where "a0"."key_hash" = ? limit 1';
 
 interface ApiKeyRow {
@@ -43,6 +47,30 @@ interface ApiKeyRow {
   merchant_id: string;
   environment: string;
   revoked_at: string | null;
+  scopes: string[];
+  allowed_ips: string[] | null;
+}
+
+/**
+ * The principal of a key row (the auth lookup's, a dashboard session's key): its scopes, and
+ * its allowed addresses as a matcher (cached per distinct list, not built per request).
+ */
+export function keyPrincipal(row: {
+  id: string;
+  merchant_id: string;
+  scopes: string[];
+  allowed_ips: string[] | null;
+}): SecretKeyPrincipal {
+  // The table's check allows only known scopes; an unknown one grants nothing.
+  const scopes: ApiScope[] = row.scopes.filter(isApiScope);
+  const principal: SecretKeyPrincipal = {
+    kind: 'secret_key',
+    merchantId: row.merchant_id,
+    keyId: row.id,
+    scopes,
+  };
+  if (row.allowed_ips !== null) principal.allowedIps = cachedAllowedIpMatcher(row.allowed_ips);
+  return principal;
 }
 
 interface ClientSecretRow {
@@ -72,8 +100,11 @@ export class AuthService {
     if (!match) throw unauthorized('Malformed Authorization header; expected "Bearer <API key>"');
     const token = match[1];
     if (CLIENT_SECRET.test(token)) return this.clientSecret(em, token);
-    if (!SECRET_KEY.test(token)) throw unauthorized('Malformed API key');
-    if (!token.startsWith(KEY_PREFIX[this.environment])) {
+    if (!API_KEY.test(token)) throw unauthorized('Malformed API key');
+    if (
+      !token.startsWith(KEY_PREFIX[this.environment]) &&
+      !token.startsWith(RESTRICTED_KEY_PREFIX[this.environment])
+    ) {
       throw unauthorized(
         `This is a ${this.environment} deployment; use a ${KEY_PREFIX[this.environment]} key`,
       );
@@ -81,7 +112,7 @@ export class AuthService {
     const [key] = await em.execute<ApiKeyRow[]>(API_KEY_SQL, [hashSecret(token)]);
     if (!key || key.environment !== this.environment) throw unauthorized('Unknown API key');
     if (key.revoked_at !== null) throw unauthorized('This API key has been revoked');
-    return { kind: 'secret_key', merchantId: key.merchant_id, keyId: key.id };
+    return keyPrincipal(key);
   }
 
   private async clientSecret(em: EntityManager, token: string): Promise<ClientSecretPrincipal> {

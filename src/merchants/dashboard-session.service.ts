@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
-import type { AuthService, SecretKeyPrincipal } from './auth.service';
+import { keyPrincipal, type AuthService, type SecretKeyPrincipal } from './auth.service';
 import { hashSecret } from './merchant.service';
 
 export interface DashboardSession {
@@ -36,14 +36,20 @@ export class DashboardSessionService {
     private readonly lifetimeSeconds: number,
   ) {}
 
-  async open(em: EntityManager, apiKey: unknown): Promise<DashboardSession> {
+  /** `admit`: the caller's last word on the key before a session exists (its client address). */
+  async open(
+    em: EntityManager,
+    apiKey: unknown,
+    admit: (principal: SecretKeyPrincipal) => void = () => undefined,
+  ): Promise<DashboardSession> {
     if (typeof apiKey !== 'string' || apiKey.trim() === '') {
-      throw unauthorized('Enter a secret API key (sk_test_... or sk_live_...)');
+      throw unauthorized('Enter an API key (sk_... or a restricted rk_...)');
     }
     const principal = await this.auth.authenticate(em, `Bearer ${apiKey.trim()}`);
     if (principal.kind !== 'secret_key') {
       throw unauthorized('Sign in with a secret API key, not a client secret');
     }
+    admit(principal);
     const token = randomBytes(32).toString('base64url');
     const csrfToken = randomBytes(32).toString('base64url');
     const now = this.clock.now();
@@ -77,9 +83,13 @@ export class DashboardSessionService {
         api_key_id: string;
         expires_at: string;
         name: string;
+        scopes: string[];
+        allowed_ips: string[] | null;
       }>
     >(
-      `select s.csrf_token, s.merchant_id, s.api_key_id, s.expires_at, m.name
+      // The session acts with its key's scopes and allowed addresses, read with it.
+      `select s.csrf_token, s.merchant_id, s.api_key_id, s.expires_at, m.name,
+              k.scopes, k.allowed_ips
          from dashboard_sessions s
          join api_keys k on k.id = s.api_key_id
          join merchants m on m.id = s.merchant_id
@@ -95,7 +105,7 @@ export class DashboardSessionService {
     return {
       csrfToken: row.csrf_token,
       merchant: { id: row.merchant_id, name: row.name },
-      principal: { kind: 'secret_key', merchantId: row.merchant_id, keyId: row.api_key_id },
+      principal: keyPrincipal({ ...row, id: row.api_key_id }),
       expiresAt: new Date(row.expires_at),
     };
   }

@@ -4,6 +4,8 @@
  */
 export { AuthService, requireSecretKey } from './auth.service';
 export { DashboardSessionService } from './dashboard-session.service';
+export { ApiKeyService, MAX_LIVE_KEYS } from './api-key.service';
+export type { ApiKeyView } from './api-key.service';
 export { MerchantService, hashSecret } from './merchant.service';
 export type { IssuedKey } from './merchant.service';
 export { liveApiKeys, liveDashboardSessions } from './credential-reads';

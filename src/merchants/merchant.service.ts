@@ -11,6 +11,12 @@ export const KEY_PREFIX: Record<KeyEnvironment, string> = {
   [KeyEnvironment.Production]: 'sk_live_',
 };
 
+/** Restricted keys: any scope list other than exactly `all`. */
+export const RESTRICTED_KEY_PREFIX: Record<KeyEnvironment, string> = {
+  [KeyEnvironment.Sandbox]: 'rk_test_',
+  [KeyEnvironment.Production]: 'rk_live_',
+};
+
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
@@ -63,6 +69,10 @@ export class MerchantService {
       keyHash: hashSecret(apiKey),
       keyPrefix: apiKey.slice(0, KEY_PREFIX[environment].length + 4),
       environment,
+      // The operator's keys are secret keys without a name (the merchant names its own).
+      name: null,
+      scopes: ['all'],
+      allowedIps: null,
       createdAt: this.clock.now(),
       revokedAt: null,
     });
@@ -72,7 +82,7 @@ export class MerchantService {
 
   /** Revoke by key id (`key_...`) or by the key itself. Revoking twice is harmless. */
   async revokeKey(em: EntityManager, keyIdOrSecret: string): Promise<ApiKey> {
-    const where = keyIdOrSecret.startsWith('sk_')
+    const where = /^[sr]k_/.test(keyIdOrSecret)
       ? { keyHash: hashSecret(keyIdOrSecret) }
       : { id: keyIdOrSecret };
     const key = await em.findOne(ApiKey, where);

@@ -10,7 +10,7 @@ export type AuditSnapshot = Record<string, unknown> | null;
 export interface AuditAction {
   /**
    * Who: `operator:<name>` (admin GraphQL token), `cli:<os user>`, or `api_key:<key id>` (a
-   * merchant's own change to its controls: address book, settings).
+   * merchant's own change to its controls: keys, address book, settings).
    */
   actor: string;
   /** What, e.g. `merchant.freeze`, `deposit.resolve_settle`. */

@@ -28,18 +28,18 @@ function withdrawalFromSnapshot(s: Record<string, unknown>): Withdrawal {
 
 /**
  * The webhook body: the spec's envelope `{event, event_id, created_at, data}`. `data` is the
- * full REST object (Deposit, Withdrawal, WithdrawalAddress, MerchantSettings) as it was when the event was written, from the
- * outbox snapshot, so every retry and replay sends the same bytes' meaning.
+ * full REST object (Deposit, Withdrawal, ApiKey, WithdrawalAddress, MerchantSettings) as it
+ * was when the event was written, from the outbox snapshot, so every retry and replay sends
+ * the same bytes' meaning.
  */
 export function webhookEnvelope(event: OutboxEvent): string {
-  // Events of neither a deposit nor a withdrawal (address book, settings) were written with
-  // their public shape as the snapshot.
+  // Events of neither a deposit nor a withdrawal (API keys, address book, settings,
+  // test.ping) were written with their public shape as the snapshot: it is the data.
   const data = event.depositId
     ? publicDeposit(depositViewFromSnapshot(event.snapshot))
     : event.withdrawalId
       ? presentWithdrawal(withdrawalFromSnapshot(event.snapshot))
-      : // Events about no deposit or withdrawal (test.ping...) carry their snapshot as data.
-        event.snapshot;
+      : event.snapshot;
   return JSON.stringify({
     event: event.kind,
     event_id: event.id,

@@ -86,6 +86,7 @@ describe('dashboard sessions', () => {
     expect(response.body).toEqual({
       csrf_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       merchant: { id: merchantId, name: 'Dash Co', environment: 'sandbox' },
+      scopes: ['all'],
     });
     expect(setCookie).toMatch(/^onramp_session=[A-Za-z0-9_-]{43}; /);
     expect(setCookie).toMatch(/; HttpOnly/);

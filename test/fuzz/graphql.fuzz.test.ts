@@ -46,7 +46,9 @@ describe(`GraphQL fuzz (seed ${FUZZ_SEED})`, () => {
   });
 
   const secretsFor = (credential: string) =>
-    credential === 'A key' || credential === 'A client secret' ? secretsOfB : secretsOfBoth;
+    credential === 'A key' || credential === 'A client secret' || credential === 'A restricted key'
+      ? secretsOfB
+      : secretsOfBoth;
 
   async function exchange(sent: SentRequest): Promise<Outcome | undefined> {
     stats.count(sent.transport);

@@ -41,10 +41,15 @@ describe(`HTTP fuzz (seed ${FUZZ_SEED})`, () => {
     await world?.stack.stop();
   });
 
-  /** A's own credentials may see A's data; nothing else may see either merchant's. */
+  /**
+   * A's own credentials may see A's data (its restricted key too, within its scopes); nothing
+   * else may see either merchant's (A's key used from an address it is not allowed from
+   * included).
+   */
   const secretsFor = (sent: SentRequest) =>
     sent.credential === 'A key' ||
     sent.credential === 'A client secret' ||
+    sent.credential === 'A restricted key' ||
     sent.credential === 'bank'
       ? secretsOfB
       : secretsOfBoth;

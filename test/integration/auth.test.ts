@@ -37,7 +37,12 @@ describe('API keys (real PostgreSQL)', () => {
     expect(JSON.stringify(rows)).not.toContain(issued.apiKey);
     expect(rows[0].key_hash).toMatch(/^[0-9a-f]{64}$/);
     const principal = await sandboxAuth.authenticate(orm.em.fork(), `Bearer ${issued.apiKey}`);
-    expect(principal).toEqual({ kind: 'secret_key', merchantId: merchant.id, keyId: issued.keyId });
+    expect(principal).toEqual({
+      kind: 'secret_key',
+      merchantId: merchant.id,
+      keyId: issued.keyId,
+      scopes: ['all'],
+    });
   });
 
   it.each([

@@ -61,7 +61,7 @@ describe('GraphQL per-node fields are loaded in batches (real PostgreSQL)', () =
       {
         contextValue: {
           em: orm.em.fork(),
-          principal: { kind: 'secret_key', merchantId, keyId: 'key_test' },
+          principal: { kind: 'secret_key', merchantId, keyId: 'key_test', scopes: ['all'] },
           requestContext: secretKeyContext(services, merchantId),
           services,
           requestId: 'req_test',

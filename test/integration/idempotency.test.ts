@@ -67,6 +67,7 @@ describe('Idempotency-Key (real PostgreSQL)', () => {
           kind: 'secret_key',
           merchantId: typeof merchant === 'string' ? merchant : 'mer_test',
           keyId: 'key_test',
+          scopes: ['all'],
         };
       }
     });

@@ -4,7 +4,7 @@ import { merchantContext, type MerchantContext } from '../../src/context/request
 /** Request contexts as the transports build them, for service-level tests. */
 export function secretKeyContext(services: Services, merchantId: string): MerchantContext {
   return merchantContext(
-    { kind: 'secret_key', merchantId, keyId: 'key_test' },
+    { kind: 'secret_key', merchantId, keyId: 'key_test', scopes: ['all'] },
     deployment(services),
   );
 }

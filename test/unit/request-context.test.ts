@@ -13,7 +13,7 @@ import { DomainError, ErrorCode } from '../../src/domain/errors';
 
 const deployment = { environment: KeyEnvironment.Sandbox, clock: new ManualClock() };
 const secretKey = merchantContext(
-  { kind: 'secret_key', merchantId: 'mer_1', keyId: 'key_1' },
+  { kind: 'secret_key', merchantId: 'mer_1', keyId: 'key_1', scopes: ['all'] },
   deployment,
 );
 const clientSecret = merchantContext(
@@ -54,7 +54,7 @@ export function readsWithoutAContextDoNotCompile(
   void onramps.listAfter(em, 'mer_1', null, 1);
   const handMade = {
     kind: 'merchant' as const,
-    principal: { kind: 'secret_key' as const, merchantId: 'mer_2', keyId: 'key_2' },
+    principal: { kind: 'secret_key' as const, merchantId: 'mer_2', keyId: 'key_2', scopes: ['all'] },
     authentication: 'api_key' as const,
     merchantId: 'mer_2',
     environment: KeyEnvironment.Sandbox,

@@ -4,7 +4,12 @@ import type { Principal } from '../../src/merchants/auth.service';
 import { SocketRegistry, WS_CLOSE, type OpenSocket } from '../../src/api/ws-sockets';
 import { CREDENTIAL_REVOKED } from '../../src/events/channels';
 
-const key = (keyId: string): Principal => ({ kind: 'secret_key', merchantId: 'm_1', keyId });
+const key = (keyId: string): Principal => ({
+  kind: 'secret_key',
+  merchantId: 'm_1',
+  keyId,
+  scopes: ['all'],
+});
 const secret = (onrampId: string): Principal => ({
   kind: 'client_secret',
   merchantId: 'm_1',

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../container';
 import { DomainError, ErrorCode, errorBody } from '../../domain/errors';
 import { forbidden } from '../../context/read-scope';
+import { assertAddressAllowed } from '../key-restrictions';
 import { readAsset, readPage } from './dashboard-files';
 import {
   clearedSessionCookie,
@@ -61,9 +62,15 @@ export const dashboardRoutes =
         .send(asset.body);
     });
 
-    const presentSession = (s: { csrfToken: string; merchant: { id: string; name: string } }) => ({
+    const presentSession = (s: {
+      csrfToken: string;
+      merchant: { id: string; name: string };
+      principal: { scopes: readonly string[] };
+    }) => ({
       csrf_token: s.csrfToken,
       merchant: { ...s.merchant, environment: services.config.ONRAMP_ENV },
+      // What the signed-in key may do: the page shows only the panels it can use.
+      scopes: s.principal.scopes,
     });
 
     app.post<{ Body: unknown }>('/dashboard/api/session', PUBLIC, async (request, reply) => {
@@ -72,7 +79,11 @@ export const dashboardRoutes =
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {
         throw new DomainError(ErrorCode.InvalidParameter, 'Send {"api_key": "sk_..."}');
       }
-      const session = await services.dashboardSessions.open(request.em, body.api_key);
+      // A key held to some addresses opens a session only from one of them (and every use of
+      // the session is checked again by the gateway).
+      const session = await services.dashboardSessions.open(request.em, body.api_key, (key) =>
+        assertAddressAllowed(key, request.ip),
+      );
       return reply
         .code(201)
         .header('set-cookie', sessionCookie(session.token, lifetime, secure))

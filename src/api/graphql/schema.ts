@@ -11,7 +11,9 @@ import { DepositSubscriptionResolver } from './resolvers/deposit-subscription.re
 import { WebhookResolver } from './resolvers/webhook.resolver';
 import { WebhookEndpointResolver } from './resolvers/webhook-endpoint.resolver';
 import { WithdrawalAddressResolver } from './resolvers/withdrawal-address.resolver';
+import { ApiKeyResolver } from './resolvers/api-key.resolver';
 import { guardClientSecretRootFields } from './client-secret-guard';
+import { guardKeyScopes } from './scope-guard';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 export const resolvers: NonEmptyArray<Function> = [
@@ -25,6 +27,7 @@ export const resolvers: NonEmptyArray<Function> = [
   WebhookResolver,
   WebhookEndpointResolver,
   WithdrawalAddressResolver,
+  ApiKeyResolver,
 ];
 
 /**
@@ -48,7 +51,7 @@ export async function buildGraphQLSchema(extra: Function[] = []): Promise<GraphQ
     validate: false,
     pubSub: topicsUnused,
   });
-  return guardClientSecretRootFields(schema);
+  return guardKeyScopes(guardClientSecretRootFields(schema));
 }
 
 /** The SDL checked in as `schema.graphql`: sorted, so it only changes when the schema does. */

@@ -34,7 +34,7 @@ const ONLY_FROM: Partial<Record<ErrorCode, string[]>> = {
   [ErrorCode.InsufficientBalance]: ['createWithdrawal'],
   [ErrorCode.AddressNotAllowed]: ['createWithdrawal'],
   // The operations that create a counted thing list themselves here (webhook endpoints...).
-  [ErrorCode.LimitExceeded]: ['createWebhookEndpoint', 'createWithdrawalAddress'],
+  [ErrorCode.LimitExceeded]: ['createApiKey', 'createWebhookEndpoint', 'createWithdrawalAddress'],
   [ErrorCode.RateUnavailable]: ['getRate', 'createOnramp'],
 };
 

@@ -82,6 +82,17 @@ export const WITHDRAWAL = {
 
 const PAGINATION = { total: 1, page: 1, per_page: 20, total_pages: 1 };
 
+const API_KEY_ID = 'key_01JDQX5N6P7Q8R9S0T1V2W3X4Y';
+const API_KEY = {
+  id: API_KEY_ID,
+  name: 'Reporting',
+  scopes: ['deposits:read'],
+  allowed_ips: ['203.0.113.0/24'],
+  key_prefix: 'rk_test_Zr4q',
+  created_at: AT,
+  revoked_at: null,
+};
+
 export interface OperationExample {
   /** Examples of path and query parameters, by parameter name. */
   parameters?: Record<string, unknown>;
@@ -205,6 +216,18 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
       201: { ...DEPOSIT, status: 'REVERSED', updated_at: LATER },
       200: { ...DEPOSIT, status: 'REVERSED', updated_at: LATER },
     },
+  },
+  createApiKey: {
+    request: { name: 'Reporting', scopes: ['deposits:read'], allowed_ips: ['203.0.113.0/24'] },
+    responses: { 201: { ...API_KEY, secret: 'rk_test_Zr4q9KXcV2m8PbT7wYs3HnL6dJf1QaE5' } },
+  },
+  listApiKeys: {
+    parameters: { page: 1, per_page: 20 },
+    responses: { 200: { api_keys: [API_KEY], pagination: PAGINATION } },
+  },
+  revokeApiKey: {
+    parameters: { id: API_KEY_ID },
+    responses: { 200: { ...API_KEY, revoked_at: LATER } },
   },
   receiveBankNotification: {
     parameters: {

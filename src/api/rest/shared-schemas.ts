@@ -10,6 +10,7 @@ import {
   WebhookEndpointWithSecretResponse,
 } from './webhook-endpoint.schemas';
 import { MerchantSettingsResponse, WithdrawalAddressResponse } from './withdrawal-address.schemas';
+import { ApiKeyResponse, CreatedApiKeyResponse } from './api-key.schemas';
 
 /**
  * The schemas routes share by reference (`refTo`): each is named by its `$id` in the OpenAPI
@@ -31,6 +32,8 @@ export const SHARED_SCHEMAS = [
   WebhookEndpointWithSecretResponse,
   DeletedWebhookEndpointResponse,
   WebhookDeliveryResponse,
+  ApiKeyResponse,
+  CreatedApiKeyResponse,
 ] as const;
 
 /** Adds the shared schemas to an instance, before any route that refers to them. */

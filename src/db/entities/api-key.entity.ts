@@ -6,7 +6,7 @@ export enum KeyEnvironment {
   Production = 'production',
 }
 
-/** A secret API key, stored only as its SHA-256 hash; the plain key is shown once at issue. */
+/** A secret or restricted API key, stored only as its SHA-256 hash; the plain key is shown once at issue. */
 @Entity({ tableName: 'api_keys' })
 export class ApiKey {
   @PrimaryKey({ type: 'text' })
@@ -24,6 +24,18 @@ export class ApiKey {
 
   @Enum({ items: () => KeyEnvironment, type: 'text' })
   environment!: KeyEnvironment;
+
+  /** The merchant's label; null for keys the operator issued (`keys issue`). */
+  @Property({ type: 'text', nullable: true })
+  name: string | null = null;
+
+  /** `['all']` for a secret key (`sk_`); any other list makes a restricted key (`rk_`). */
+  @Property({ type: 'text[]' })
+  scopes: string[] = ['all'];
+
+  /** IPv4/IPv6 addresses and CIDRs the key may be used from; null: any address. */
+  @Property({ type: 'text[]', nullable: true })
+  allowedIps: string[] | null = null;
 
   @Property({ type: 'timestamptz' })
   createdAt!: Date;

@@ -12,6 +12,7 @@ import { Migration20261125000100_settlement_batches } from './Migration202611250
 import { Migration20261125000200_lean_ledger_events } from './Migration20261125000200_lean_ledger_events';
 import { Migration20261125000400_lean_events } from './Migration20261125000400_lean_events';
 import { Migration20261125000500_events_without_foreign_keys } from './Migration20261125000500_events_without_foreign_keys';
+import { Migration20261125100100_api_key_scopes } from './Migration20261125100100_api_key_scopes';
 import { Migration20261125100200_webhook_endpoints } from './Migration20261125100200_webhook_endpoints';
 import { Migration20261125100300_withdrawal_addresses } from './Migration20261125100300_withdrawal_addresses';
 import { Migration20261125100400_report_indexes } from './Migration20261125100400_report_indexes';
@@ -52,6 +53,10 @@ export const migrationsList = [
   {
     name: 'Migration20261125000500_events_without_foreign_keys',
     class: Migration20261125000500_events_without_foreign_keys,
+  },
+  {
+    name: 'Migration20261125100100_api_key_scopes',
+    class: Migration20261125100100_api_key_scopes,
   },
   {
     name: 'Migration20261125100200_webhook_endpoints',

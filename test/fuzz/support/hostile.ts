@@ -179,6 +179,17 @@ export function credentials(world: FuzzWorld): fc.Arbitrary<{ label: string; hea
       weight: 1,
       arbitrary: fc.constant({ label: 'other env', header: `Bearer ${world.otherEnvironmentKey}` }),
     },
+    {
+      weight: 2,
+      arbitrary: fc.constant({
+        label: 'A restricted key',
+        header: `Bearer ${world.restrictedKey}`,
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constant({ label: 'A key elsewhere', header: `Bearer ${world.elsewhereKey}` }),
+    },
     { weight: 1, arbitrary: fc.constant({ label: 'none' }) },
     {
       weight: 1,

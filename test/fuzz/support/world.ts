@@ -37,6 +37,10 @@ export interface FuzzWorld {
   /** A key of A that was revoked, and a production (`sk_live_`) key of A: both must be 401. */
   revokedKey: string;
   otherEnvironmentKey: string;
+  /** A restricted key of A (deposits and rates only): refused 403 elsewhere, never a 5xx. */
+  restrictedKey: string;
+  /** A restricted key of A held to an address the fuzzer never sends from: always 403. */
+  elsewhereKey: string;
 }
 
 /** The stack's env: limits raised so the limiter does not answer most generated requests. */
@@ -152,7 +156,23 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
     const revoked = await issue('sandbox');
     await onrampCli(databaseUrl, ['keys', 'revoke', revoked.key_id, '--json']);
     const live = await issue('production');
+    const restricted = async (body: Record<string, unknown>) => {
+      const created = await request(stack.url, 'POST', '/v1/api_keys', { key: a.apiKey, body });
+      if (created.status !== 201) throw new Error(`api key: ${created.text}`);
+      return created.body.secret as string;
+    };
+    const restrictedKey = await restricted({
+      name: 'Fuzz restricted',
+      scopes: ['deposits:read', 'rates:read'],
+    });
+    const elsewhereKey = await restricted({
+      name: 'Fuzz elsewhere',
+      scopes: ['all'],
+      allowed_ips: ['203.0.113.0/24'],
+    });
     return {
+      restrictedKey,
+      elsewhereKey,
       stack,
       databaseUrl,
       a,

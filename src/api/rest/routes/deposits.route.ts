@@ -14,7 +14,7 @@ export const depositRoutes =
     app.get(
       '/v1/deposits',
       {
-        config: { clientSecret: true },
+        config: { clientSecret: true, scopes: ['deposits:read'] },
         schema: {
           operationId: 'listDeposits',
           summary: 'List deposits, newest first (a client secret: its onramp only)',
@@ -52,7 +52,7 @@ export const depositRoutes =
     app.get(
       '/v1/deposits/:id',
       {
-        config: { clientSecret: true },
+        config: { clientSecret: true, scopes: ['deposits:read'] },
         schema: {
           operationId: 'getDeposit',
           summary: 'Get one deposit (a client secret: of its onramp only)',

@@ -12,6 +12,7 @@ import { webhookEndpointRoutes } from './webhook-endpoints.route';
 import { withdrawalAddressRoutes } from './withdrawal-addresses.route';
 import { merchantSettingsRoutes } from './merchant-settings.route';
 import { reportRoutes } from './reports.route';
+import { apiKeyRoutes } from './api-keys.route';
 
 /**
  * The REST `/v1` routes, in registration order: one list for the gateway and for the OpenAPI
@@ -33,4 +34,5 @@ export const restRoutes = (services: Services, version: string): FastifyPluginAs
     merchantSettingsRoutes(services),
     reportRoutes(services),
     sandboxRoutes(services),
+    apiKeyRoutes(services),
   ] as FastifyPluginAsync[];

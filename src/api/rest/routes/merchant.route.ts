@@ -11,6 +11,7 @@ export const merchantRoutes =
     app.get(
       '/v1/merchant/balance',
       {
+        config: { scopes: ['balance:read'] },
         schema: {
           operationId: 'getMerchantBalance',
           summary: 'The merchant USD balances, read from the ledger',

@@ -21,6 +21,7 @@ export const onrampRoutes =
     app.post(
       '/v1/onramp',
       {
+        config: { scopes: ['onramps:write'] },
         schema: {
           operationId: 'createOnramp',
           summary: 'Create an onramp and provision its virtual account',
@@ -53,7 +54,7 @@ export const onrampRoutes =
     app.get(
       '/v1/onramp/:id',
       {
-        config: { clientSecret: true },
+        config: { clientSecret: true, scopes: ['onramps:read'] },
         schema: {
           operationId: 'getOnramp',
           summary: 'Get one onramp (a client secret may read its own)',
@@ -76,6 +77,7 @@ export const onrampRoutes =
     app.get(
       '/v1/onramps',
       {
+        config: { scopes: ['onramps:read'] },
         schema: {
           operationId: 'listOnramps',
           summary: 'List onramps, newest first',
@@ -111,6 +113,7 @@ export const onrampRoutes =
     app.post(
       '/v1/onramp/:id/deactivate',
       {
+        config: { scopes: ['onramps:write'] },
         schema: {
           operationId: 'deactivateOnramp',
           summary: 'Deactivate a PERMANENT onramp',
@@ -129,6 +132,7 @@ export const onrampRoutes =
     app.post(
       '/v1/onramp/:id/revoke_client_secret',
       {
+        config: { scopes: ['onramps:write'] },
         schema: {
           operationId: 'revokeOnrampClientSecret',
           summary: "Revoke an onramp's client secret",

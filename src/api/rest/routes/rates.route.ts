@@ -10,6 +10,7 @@ export const ratesRoutes =
     app.get(
       '/v1/rates',
       {
+        config: { scopes: ['rates:read'] },
         schema: {
           operationId: 'getRate',
           summary: 'Get a firm NGN quote',
@@ -22,7 +23,7 @@ export const ratesRoutes =
             },
             { additionalProperties: true },
           ),
-          response: { 200: refTo(RateResponse), ...errorResponses() },
+          response: { 200: refTo(RateResponse), ...errorResponses(403) },
         },
       },
       async (request) =>

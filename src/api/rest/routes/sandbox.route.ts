@@ -22,6 +22,7 @@ export const sandboxRoutes =
     app.post(
       '/v1/sandbox/deposits',
       {
+        config: { scopes: ['sandbox:write'] },
         schema: {
           operationId: 'simulateDeposit',
           summary: 'Sandbox: simulate an NGN transfer into a virtual account',
@@ -60,6 +61,7 @@ export const sandboxRoutes =
     app.post(
       '/v1/sandbox/reversals',
       {
+        config: { scopes: ['sandbox:write'] },
         schema: {
           operationId: 'simulateReversal',
           summary: 'Sandbox: simulate the bank reversing a transfer',

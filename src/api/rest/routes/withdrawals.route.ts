@@ -22,6 +22,7 @@ export const withdrawalRoutes =
     app.post(
       '/v1/merchant/withdraw',
       {
+        config: { scopes: ['withdrawals:write'] },
         schema: {
           operationId: 'createWithdrawal',
           summary: 'Withdraw USD balance as a stablecoin (accepted: 202, status PENDING)',
@@ -41,6 +42,7 @@ export const withdrawalRoutes =
     app.get(
       '/v1/merchant/withdrawals',
       {
+        config: { scopes: ['balance:read', 'withdrawals:write'] },
         schema: {
           operationId: 'listWithdrawals',
           summary: 'List withdrawals, newest first',
@@ -66,6 +68,7 @@ export const withdrawalRoutes =
     app.get(
       '/v1/merchant/withdrawals/:id',
       {
+        config: { scopes: ['balance:read', 'withdrawals:write'] },
         schema: {
           operationId: 'getWithdrawal',
           summary: 'Get one withdrawal',
