@@ -11,6 +11,7 @@ export { setWebhookEndpoint } from './webhook-endpoint';
 export type { WebhookEndpoint } from './webhook-endpoint';
 export { verifyWebhook, WebhookVerificationError } from './webhooks';
 export type {
+  ApiKeyEventKind,
   DepositEventKind,
   WebhookEvent,
   WebhookHeaders,

@@ -705,6 +705,57 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'api_key.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An API key was created (by the merchant or the operator) */
+    post: operations['apiKeyCreatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'api_key.revoked': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An API key was revoked */
+    post: operations['apiKeyRevokedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'test.ping': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A test event, sent to one endpoint on request */
+    post: operations['testPingEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
   schemas: {
@@ -730,6 +781,16 @@ export interface components {
       /** Format: date-time */
       created_at: string;
       revoked_at: string | null;
+    };
+    /** @description The webhook body of a apikey event: `data` is the full ApiKey object as it was when the event was written. */
+    ApiKeyEvent: {
+      /** @enum {string} */
+      event: 'api_key.created' | 'api_key.revoked';
+      /** @description Unique per event (= webhook-id) */
+      event_id: string;
+      /** Format: date-time */
+      created_at: string;
+      data: components['schemas']['ApiKey'];
     };
     /** @description A new API key, with its secret (shown only here) */
     CreatedApiKey: {
@@ -989,6 +1050,21 @@ export interface components {
       created_at: string;
       /** Format: date-time */
       expires_at: string;
+    };
+    /** @description What a test event carries: the endpoint it was sent to. */
+    TestPing: {
+      endpoint_id: string;
+      message: string;
+    };
+    /** @description The webhook body of a testping event: `data` is the full TestPing object as it was when the event was written. */
+    TestPingEvent: {
+      /** @enum {string} */
+      event: 'test.ping';
+      /** @description Unique per event (= webhook-id) */
+      event_id: string;
+      /** Format: date-time */
+      created_at: string;
+      data: components['schemas']['TestPing'];
     };
     /** @description One event sent (or being sent) to one endpoint */
     WebhookDelivery: {
@@ -7394,6 +7470,213 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['MerchantSettingsEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  apiKeyCreatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "api_key.created",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "id": "key_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+         *         "name": "Reporting",
+         *         "scopes": [
+         *           "deposits:read"
+         *         ],
+         *         "allowed_ips": [
+         *           "203.0.113.0/24"
+         *         ],
+         *         "key_prefix": "rk_test_Zr4q",
+         *         "created_at": "2026-11-25T10:00:00.000Z",
+         *         "revoked_at": null
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['ApiKeyEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  apiKeyRevokedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "api_key.revoked",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "id": "key_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+         *         "name": "Reporting",
+         *         "scopes": [
+         *           "deposits:read"
+         *         ],
+         *         "allowed_ips": [
+         *           "203.0.113.0/24"
+         *         ],
+         *         "key_prefix": "rk_test_Zr4q",
+         *         "created_at": "2026-11-25T10:00:00.000Z",
+         *         "revoked_at": "2026-11-25T10:25:00.000Z"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['ApiKeyEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  testPingEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "test.ping",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "endpoint_id": "we_01JDQX9C8B7A6Z5Y4X3W2V1T0S",
+         *         "message": "A test event sent to this endpoint only"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['TestPingEvent'];
       };
     };
     responses: {

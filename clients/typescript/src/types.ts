@@ -17,6 +17,10 @@ export type WithdrawalAddress = JsonOf<
   paths['/v1/merchant/withdrawal_addresses']['post']['responses'][201]
 >;
 export type MerchantSettings = JsonOf<paths['/v1/merchant/settings']['get']['responses'][200]>;
+export type ApiKey = JsonOf<paths['/v1/api_keys/{id}']['delete']['responses'][200]>;
+export type WebhookEndpointObject = JsonOf<
+  paths['/v1/webhook_endpoints/{id}']['get']['responses'][200]
+>;
 
 /** Every error the API answers: `{"error": {"code", "message", "details"?}}`. */
 export type ApiErrorBody = JsonOf<paths['/v1/onramp']['post']['responses'][400]>;

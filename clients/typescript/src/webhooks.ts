@@ -1,5 +1,5 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import type { Deposit, MerchantSettings, Withdrawal, WithdrawalAddress } from './types';
+import type { ApiKey, Deposit, MerchantSettings, Withdrawal, WithdrawalAddress } from './types';
 
 export { WebhookVerificationError };
 
@@ -13,6 +13,7 @@ export type DepositEventKind =
 export type WithdrawalEventKind = 'withdrawal.completed' | 'withdrawal.failed';
 export type WithdrawalAddressEventKind =
   'withdrawal_address.created' | 'withdrawal_address.activated' | 'withdrawal_address.deleted';
+export type ApiKeyEventKind = 'api_key.created' | 'api_key.revoked';
 
 interface Envelope<Kind extends string, Data> {
   event: Kind;
@@ -28,7 +29,10 @@ export type WebhookEvent =
   | Envelope<DepositEventKind, Deposit>
   | Envelope<WithdrawalEventKind, Withdrawal>
   | Envelope<WithdrawalAddressEventKind, WithdrawalAddress>
-  | Envelope<'merchant.settings_updated', MerchantSettings>;
+  | Envelope<'merchant.settings_updated', MerchantSettings>
+  | Envelope<ApiKeyEventKind, ApiKey>
+  /** Sent by an endpoint's test call, to that endpoint only. */
+  | Envelope<'test.ping', { endpoint_id: string; message: string }>;
 
 /** Request headers as Node (`req.headers`), fetch (`Headers`) or a plain object give them. */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;

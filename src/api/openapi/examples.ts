@@ -83,7 +83,7 @@ export const WITHDRAWAL = {
 const PAGINATION = { total: 1, page: 1, per_page: 20, total_pages: 1 };
 
 const API_KEY_ID = 'key_01JDQX5N6P7Q8R9S0T1V2W3X4Y';
-const API_KEY = {
+export const API_KEY = {
   id: API_KEY_ID,
   name: 'Reporting',
   scopes: ['deposits:read'],

@@ -1,5 +1,5 @@
 import { EVENT_ON_ENTRY, type DepositStatus } from '../../domain/deposit-state-machine';
-import { DEPOSIT, WITHDRAWAL } from './examples';
+import { API_KEY, DEPOSIT, WITHDRAWAL } from './examples';
 import { WITHDRAWAL_ADDRESS } from './address-book-examples';
 
 /**
@@ -64,9 +64,21 @@ const WITHDRAWAL_ADDRESS_EVENTS = {
   'withdrawal_address.deleted': ['DELETED', 'An address was removed from the address book'],
 } as const;
 const SETTINGS_EVENT = 'merchant.settings_updated';
+/** Written by the api_keys row triggers, with the key as it then was (never its secret). */
+const API_KEY_EVENTS = {
+  'api_key.created': [null, 'An API key was created (by the merchant or the operator)'],
+  'api_key.revoked': ['2026-11-25T10:25:00.000Z', 'An API key was revoked'],
+} as const;
+/** Sent by `POST /v1/webhook_endpoints/{id}/test` to that endpoint only. */
+const TEST_PING_EVENT = 'test.ping';
 
-/** The events the merchant's own controls write (`writeMerchantEvent`), for the drift test. */
-export const MERCHANT_CONTROL_EVENTS = [...Object.keys(WITHDRAWAL_ADDRESS_EVENTS), SETTINGS_EVENT];
+/** The events the merchant's own controls write, for the drift test. */
+export const MERCHANT_CONTROL_EVENTS = [
+  ...Object.keys(WITHDRAWAL_ADDRESS_EVENTS),
+  SETTINGS_EVENT,
+  ...Object.keys(API_KEY_EVENTS),
+  TEST_PING_EVENT,
+];
 
 export const WEBHOOK_SCHEMAS = {
   DepositEvent: envelope('Deposit', DEPOSIT_EVENTS, 'Deposit'),
@@ -77,6 +89,14 @@ export const WEBHOOK_SCHEMAS = {
     'WithdrawalAddress',
   ),
   MerchantSettingsEvent: envelope('MerchantSettings', [SETTINGS_EVENT], 'MerchantSettings'),
+  ApiKeyEvent: envelope('ApiKey', Object.keys(API_KEY_EVENTS), 'ApiKey'),
+  TestPing: {
+    type: 'object',
+    description: 'What a test event carries: the endpoint it was sent to.',
+    required: ['endpoint_id', 'message'],
+    properties: { endpoint_id: { type: 'string' }, message: { type: 'string' } },
+  },
+  TestPingEvent: envelope('TestPing', [TEST_PING_EVENT], 'TestPing'),
 };
 
 /** `deposit.pending_withdrawal` -> `depositPendingWithdrawalEvent`. */
@@ -173,7 +193,25 @@ export function webhooksSection() {
       require_address_book: true,
     }),
   ];
-  return Object.fromEntries([...deposits, ...withdrawals, ...addresses, settings]);
+  const apiKeys = Object.entries(API_KEY_EVENTS).map(([event, [revokedAt, summary]]) => [
+    event,
+    webhook(event, 'ApiKeyEvent', summary, { ...API_KEY, revoked_at: revokedAt }),
+  ]);
+  const ping = [
+    TEST_PING_EVENT,
+    webhook(TEST_PING_EVENT, 'TestPingEvent', 'A test event, sent to one endpoint on request', {
+      endpoint_id: 'we_01JDQX9C8B7A6Z5Y4X3W2V1T0S',
+      message: 'A test event sent to this endpoint only',
+    }),
+  ];
+  return Object.fromEntries([
+    ...deposits,
+    ...withdrawals,
+    ...addresses,
+    settings,
+    ...apiKeys,
+    ping,
+  ]);
 }
 
 export { WEBHOOK_PARAMETERS };
