@@ -29,12 +29,14 @@ function residentBytes(pid: number): number {
 
 /**
  * Downloads a report through a real socket, reading it as it streams, while sampling the
- * gateway's resident memory every 20 ms: the highest growth over the memory before it.
+ * gateway's resident memory every 20 ms: the highest growth over the memory before it. With
+ * `whilePaused`, the client stops reading after the first bytes, runs it, and reads on.
  */
 function download(
   stack: Stack,
   path: string,
   key: string,
+  whilePaused?: () => Promise<void>,
 ): Promise<{ status: number; type: string; text: string; growth: number; chunks: number }> {
   const pid = stack.gateways[0].child.pid!;
   const before = residentBytes(pid);
@@ -48,7 +50,12 @@ function download(
       { hostname, port, path, headers: { authorization: `Bearer ${key}` }, agent: false },
       (res) => {
         const parts: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => parts.push(chunk));
+        res.on('data', (chunk: Buffer) => {
+          parts.push(chunk);
+          if (parts.length !== 1 || !whilePaused) return;
+          res.pause();
+          whilePaused().then(() => res.resume(), reject);
+        });
         res.on('error', reject);
         res.on('end', () => {
           clearInterval(sampler);
@@ -85,7 +92,13 @@ describe('reconciliation exports of 100,000 deposits', () => {
     // events or onramp of their own, so the after-all ledger check (which would rightly refuse
     // them) does not read this database.
     forgetTestDatabase(databaseUrl);
-    stack = await startStack(databaseUrl, { env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+    // The bound on memory is the gateway's heap cap: 96 MB of old generation. The export's 100,000
+    // rows as objects alone take about 98 MB (measured with node --expose-gc), so a gateway that
+    // gathered them, or their CSV, before sending would stop with an out-of-memory error here
+    // and the download would fail; streaming holds one thousand-row chunk at a time.
+    stack = await startStack(databaseUrl, {
+      env: { RATE_LIMIT_PER_MINUTE: '100000', ONRAMP_HEAP_MB: '96' },
+    });
   });
   afterAll(() => stack?.stop());
 
@@ -125,6 +138,19 @@ describe('reconciliation exports of 100,000 deposits', () => {
 
     // The last 30 Lagos days: the copies span the 29 days before now, the original is today's.
     const period = `from=${lagosDay(new Date(Date.now() - 30 * 86_400_000))}&to=${today}`;
+    // Streaming, not gathering then sending: while the client has read only the first bytes,
+    // deposits are added at the end of the period. The gateway has not read that far yet (it
+    // waits for the client), so they are in the file; a gateway that read everything before
+    // sending would have left them out.
+    const late = await download(stack, `/v1/reports/deposits.csv?${period}`, bulkKey, () =>
+      addLateDeposits(databaseUrl, template.deposit_id, 5),
+    );
+    const lateIds = rows(late.text)
+      .map((r) => r.deposit_id)
+      .filter((id) => id.startsWith('dep_late_'));
+    expect(lateIds).toEqual([1, 2, 3, 4, 5].map((i) => `dep_late_${i}`));
+    await sql(databaseUrl, "delete from deposits where id like 'dep_late_%'");
+    lap('deposits.csv streamed while paused');
     const deposits = await download(stack, `/v1/reports/deposits.csv?${period}`, bulkKey);
     lap('deposits.csv downloaded');
     expect(deposits.status).toBe(200);
@@ -144,14 +170,17 @@ describe('reconciliation exports of 100,000 deposits', () => {
     const net = rows(ledger.text).reduce((s, p) => s + micro(p.net), 0n);
     expect(net).toBe(micro(balance.usd_available));
 
-    // The file is about 30 MB; a gateway that held the rows or the text would grow by more
-    // than this. Both figures are printed for the notes.
+    // Resident memory also counts garbage V8 has not collected yet (Node 24 collects later than
+    // Node 20: 79 MB against 8-21 MB for the same export), so it is printed and bounded only
+    // loosely; the heap cap above is the real bound. The gateway must still be up.
     console.log(
       `reports: deposits.csv ${deposits.text.length} bytes, gateway grew ${deposits.growth} B; ` +
         `ledger.csv ${ledger.text.length} bytes, grew ${ledger.growth} B`,
     );
-    expect(deposits.growth).toBeLessThan(48 * 1024 * 1024);
-    expect(ledger.growth).toBeLessThan(48 * 1024 * 1024);
+    expect(deposits.growth).toBeLessThan(160 * 1024 * 1024);
+    expect(ledger.growth).toBeLessThan(160 * 1024 * 1024);
+    expect((await request(stack.url, 'GET', '/health')).status).toBe(200);
+    expect(stack.gateways[0].child.exitCode).toBeNull();
   }, 300_000);
 });
 
@@ -230,4 +259,29 @@ async function seedDeposits(
      end $$;`,
   );
   console.log(`seed: postings ${Date.now() - began} ms`);
+}
+
+/** Copies of the template created now, after every seeded copy: the file's last rows. */
+async function addLateDeposits(databaseUrl: string, templateId: string, count: number) {
+  const columns = (
+    await sql<{ column_name: string }>(
+      databaseUrl,
+      "select column_name from information_schema.columns where table_name = 'deposits' order by ordinal_position",
+    )
+  ).map((c) => c.column_name);
+  const overrides: Record<string, string> = {
+    id: `'dep_late_' || g`,
+    bank_reference: `'LATE-' || g`,
+    created_at: 'clock_timestamp()',
+    updated_at: 'clock_timestamp()',
+  };
+  await sql(
+    databaseUrl,
+    `do $$ begin
+       set local session_replication_role = replica;
+       insert into deposits (${columns.map((c) => `"${c}"`).join(', ')})
+       select ${columns.map((c) => overrides[c] ?? `t."${c}"`).join(', ')}
+         from deposits t, generate_series(1, ${count}) g where t.id = '${templateId}';
+     end $$;`,
+  );
 }
