@@ -153,6 +153,17 @@ describe('Idempotency-Key (real PostgreSQL)', () => {
       );
   }
 
+  /** Waits (up to 10 s) until the key's first request has stored its response. */
+  async function eventuallyStored(key: string): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      const [row] = await rows('mer_test', key);
+      if (row?.response_status !== null && row?.response_status !== undefined) return;
+      await sleep(20);
+    }
+    throw new Error(`the response for ${key} was never stored`);
+  }
+
   beforeAll(async () => {
     orm = await openTestOrm(await createTestDatabase());
     app = buildApp();
@@ -414,6 +425,10 @@ describe('Idempotency-Key (real PostgreSQL)', () => {
     const key = `key_${randomUUID()}`;
     const before = runs.things;
     const payload = JSON.stringify({ amount: '7.00' });
+    // The handler is held until the request below is answered, so it meets the key in progress
+    // (a fixed 100 ms handler finished first on a loaded machine, and the answer was a replay).
+    let release = () => {};
+    thingsGate = new Promise<void>((resolve) => (release = resolve));
     await new Promise<void>((resolve) => {
       const req = httpRequest({
         host: '127.0.0.1',
@@ -428,7 +443,7 @@ describe('Idempotency-Key (real PostgreSQL)', () => {
       });
       req.on('error', () => undefined);
       req.end(payload);
-      // Hang up once the handler holds the key (it runs for 100 ms).
+      // Hang up once the handler holds the key.
       const hangUp = async () => {
         while ((await rows('mer_test', key)).length === 0) await sleep(5);
         req.destroy();
@@ -438,8 +453,11 @@ describe('Idempotency-Key (real PostgreSQL)', () => {
     });
     // While the handler still runs, the key is held.
     const during = await post('/v1/things', { key, body: { amount: '7.00' } });
+    release();
+    thingsGate = null;
     expect(during.statusCode).toBe(409);
-    await sleep(250);
+    // The abandoned request's outcome is stored once its handler ends.
+    await eventuallyStored(key);
     expect(runs.things - before).toBe(1);
 
     const retry = await post('/v1/things', { key, body: { amount: '7.00' } });
