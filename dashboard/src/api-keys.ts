@@ -6,6 +6,7 @@ import { gql } from './api.js';
 import { API_KEYS_QUERY, CREATE_API_KEY_MUTATION, REVOKE_API_KEY_MUTATION } from './documents.js';
 import { busy, byId, h, Messages, setText, syncRows } from './dom.js';
 import { formatTime } from './format.js';
+import { SCOPES } from './vocabulary.js';
 
 interface ApiKey {
   id: string;
@@ -16,18 +17,6 @@ interface ApiKey {
   createdAt: string;
   revokedAt: string | null;
 }
-
-/** The restricted scopes, as the API names them (`all` is its own choice). */
-const SCOPES = [
-  'rates:read',
-  'onramps:read',
-  'onramps:write',
-  'deposits:read',
-  'balance:read',
-  'withdrawals:write',
-  'webhooks:write',
-  'sandbox:write',
-];
 
 export class ApiKeysSection {
   private readonly section = byId('api-keys-section');

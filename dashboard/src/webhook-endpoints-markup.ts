@@ -1,24 +1,7 @@
 // The webhook endpoints section's elements, built here so index.html only holds its mount point.
 
 import { h } from './dom.js';
-
-/** The events an endpoint can choose (as the service's list), `*` being all of them. */
-export const EVENT_NAMES = [
-  'deposit.created',
-  'deposit.pending_withdrawal',
-  'deposit.settled',
-  'deposit.failed',
-  'deposit.flagged',
-  'deposit.reversed',
-  'withdrawal.completed',
-  'withdrawal.failed',
-  'withdrawal_address.created',
-  'withdrawal_address.activated',
-  'withdrawal_address.deleted',
-  'merchant.settings_updated',
-  'api_key.created',
-  'api_key.revoked',
-];
+import { EVENT_NAMES } from './vocabulary.js';
 
 function table(id: string, heads: string[]): HTMLElement {
   return h(

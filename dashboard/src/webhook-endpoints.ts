@@ -14,7 +14,8 @@ import {
 } from './documents.js';
 import { busy, byId, h, Messages, setText, syncRows } from './dom.js';
 import { DeliveriesTable, type Delivery } from './webhook-deliveries-table.js';
-import { endpointsMarkup, EVENT_NAMES } from './webhook-endpoints-markup.js';
+import { endpointsMarkup } from './webhook-endpoints-markup.js';
+import { EVENT_NAMES } from './vocabulary.js';
 
 interface Endpoint {
   id: string;
