@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { parse } from 'csv-parse/sync';
 import { createTestDatabase, forgetTestDatabase } from '../support/db';
-import { createMerchant, eventually, startStack, type Stack } from '../support/stack';
+import { createMerchant, startStack, type Stack } from '../support/stack';
 import { request } from '../support/http';
-import { balanceOnramp, freshRate, sandboxTransfer } from '../support/onramps';
+import { settledBalanceDeposit } from '../support/onramps';
 import { sql } from '../support/sql';
 import { lagosDay } from '../../src/domain/lagos-day';
 
@@ -103,21 +103,7 @@ describe('reconciliation exports of 100,000 deposits', () => {
   afterAll(() => stack?.stop());
 
   /** One real deposit through the sandbox bank, settled to the balance: the copies' model. */
-  async function settledDeposit(k: string) {
-    const rate = await freshRate(stack.url, k);
-    const created = await request(stack.url, 'POST', '/v1/onramp', {
-      key: k,
-      body: balanceOnramp(rate.rate_id),
-    });
-    expect(created.status).toBe(201);
-    const account = created.body.virtual_account.account_number;
-    const deposit = await sandboxTransfer(stack.url, k, account, '1500');
-    await eventually(async () => {
-      const read = await get(`/v1/deposits/${deposit.deposit_id}`, k);
-      return read.body.status === 'SETTLED' ? true : undefined;
-    });
-    return { deposit };
-  }
+  const settledDeposit = (k: string) => settledBalanceDeposit(stack.url, k, '1500');
 
   async function balances(k: string) {
     const read = await get('/v1/merchant/balance', k);

@@ -3,9 +3,9 @@ import { createTestDatabase } from '../support/db';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMerchant, eventually, onrampCli, startStack, type Stack } from '../support/stack';
+import { createMerchant, onrampCli, startStack, type Stack } from '../support/stack';
 import { request } from '../support/http';
-import { balanceOnramp, freshRate, randomAddress, sandboxTransfer } from '../support/onramps';
+import { randomAddress, settledBalanceDeposit } from '../support/onramps';
 import { lagosDay } from '../../src/domain/lagos-day';
 
 // USD and NGN amounts are summed exactly, in millionths, never as floats.
@@ -29,19 +29,8 @@ describe('reconciliation exports end to end', () => {
   const get = (path: string, k = key) => request(stack.url, 'GET', path, { key: k });
 
   async function settledDeposit(k: string, amountNgn: string) {
-    const rate = await freshRate(stack.url, k);
-    const created = await request(stack.url, 'POST', '/v1/onramp', {
-      key: k,
-      body: balanceOnramp(rate.rate_id),
-    });
-    expect(created.status).toBe(201);
-    const account = created.body.virtual_account.account_number;
-    const deposit = await sandboxTransfer(stack.url, k, account, amountNgn);
-    await eventually(async () => {
-      const read = await get(`/v1/deposits/${deposit.deposit_id}`, k);
-      return read.body.status === 'SETTLED' ? true : undefined;
-    });
-    return { deposit, clientSecret: created.body.client_secret as string };
+    const { deposit, onramp } = await settledBalanceDeposit(stack.url, k, amountNgn);
+    return { deposit, clientSecret: onramp.client_secret };
   }
 
   async function balances(k = key) {

@@ -89,3 +89,22 @@ export async function createBalanceOnramp(baseUrl: string, key: string): Promise
   const rate = await freshRate(baseUrl, key);
   return createOnramp(baseUrl, key, balanceOnramp(rate.rate_id));
 }
+
+/**
+ * A sandbox transfer into a new MERCHANT_BALANCE onramp, waited for until SETTLED: the
+ * merchant's balance grows by its amount. Returns the deposit and its onramp.
+ */
+export async function settledBalanceDeposit(baseUrl: string, key: string, amountNgn: string) {
+  const onramp = await createBalanceOnramp(baseUrl, key);
+  const deposit = await sandboxTransfer(
+    baseUrl,
+    key,
+    onramp.virtual_account.account_number,
+    amountNgn,
+  );
+  await eventually(async () => {
+    const read = await request(baseUrl, 'GET', `/v1/deposits/${deposit.deposit_id}`, { key });
+    return read.body.status === 'SETTLED' ? true : undefined;
+  });
+  return { deposit, onramp };
+}
