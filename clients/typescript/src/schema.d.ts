@@ -845,6 +845,8 @@ export interface components {
       user: {
         email: string;
       };
+      amount_ngn: string | null;
+      payer_name: string | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -877,6 +879,12 @@ export interface components {
       status: 'PENDING_FX' | 'PENDING_WITHDRAWAL' | 'SETTLED' | 'FAILED' | 'FLAGGED' | 'REVERSED';
       failure_reason: string | null;
       flag_reason: string | null;
+      /** @description The payer's bank account as the bank reported it; null fields when unknown */
+      payer: {
+        account_name: string | null;
+        account_number_last4: string | null;
+        bank_code: string | null;
+      };
       /** Format: date-time */
       created_at: string;
       settled_at: string | null;
@@ -982,6 +990,34 @@ export interface components {
     MerchantSettings: {
       /** @description Withdrawals only to ACTIVE address book entries. Never set: on in production, off in the sandbox (the value shown is the one that applies) */
       require_address_book: boolean;
+      /** @description Within tolerance when |received - expected| <= max(tolerance_ngn, expected x tolerance_bps / 10,000); only onramps with amount_ngn are checked */
+      underpayment: {
+        /** @description NGN, 2 decimals */
+        tolerance_ngn: string;
+        tolerance_bps: number;
+        /**
+         * @description accept: settle as usual; flag: FLAGGED; return: FLAGGED, then returned
+         * @enum {string}
+         */
+        action: 'accept' | 'flag' | 'return';
+      };
+      /** @description Within tolerance when |received - expected| <= max(tolerance_ngn, expected x tolerance_bps / 10,000); only onramps with amount_ngn are checked */
+      overpayment: {
+        /** @description NGN, 2 decimals */
+        tolerance_ngn: string;
+        tolerance_bps: number;
+        /**
+         * @description accept: settle as usual; flag: FLAGGED; return: FLAGGED, then returned
+         * @enum {string}
+         */
+        action: 'accept' | 'flag' | 'return';
+      };
+      /** @description Deposits to onramps with payer_name whose payer's name does not match are flagged "Payer name mismatch" (or returned) */
+      payer_name_check: {
+        enabled: boolean;
+        /** @enum {string} */
+        action: 'flag' | 'return';
+      };
     };
     /** @description The webhook body of a merchantsettings event: `data` is the full MerchantSettings object as it was when the event was written. */
     MerchantSettingsEvent: {
@@ -1020,6 +1056,8 @@ export interface components {
       user: {
         email: string;
       };
+      amount_ngn: string | null;
+      payer_name: string | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -2525,6 +2563,23 @@ export interface operations {
          */
         'application/json': {
           require_address_book?: boolean;
+          underpayment?: {
+            tolerance_ngn?: string;
+            tolerance_bps?: number;
+            /** @enum {string} */
+            action?: 'accept' | 'flag' | 'return';
+          };
+          overpayment?: {
+            tolerance_ngn?: string;
+            tolerance_bps?: number;
+            /** @enum {string} */
+            action?: 'accept' | 'flag' | 'return';
+          };
+          payer_name_check?: {
+            enabled?: boolean;
+            /** @enum {string} */
+            action?: 'flag' | 'return';
+          };
         };
       };
     };
@@ -3632,6 +3687,10 @@ export interface operations {
           };
           /** @description Required for THROWAWAY and EPHEMERAL */
           rate_id?: string;
+          /** @description The amount expected (NGN decimal string, 2 places at most); THROWAWAY and EPHEMERAL only. Checked against the underpayment and overpayment settings */
+          amount_ngn?: string;
+          /** @description The name the transfer is expected from (checked when payer_name_check is on) */
+          payer_name?: string;
           settlement: {
             /** @enum {string} */
             mode: 'AUTO_WITHDRAW' | 'MERCHANT_BALANCE';
@@ -4850,6 +4909,12 @@ export interface operations {
           amount_ngn: string | number;
           /** @description Generated (SBX-...) when absent; a repeat replays the existing deposit */
           bank_reference?: string;
+          /** @description The payer; made up from the bank reference when absent (or per field) */
+          payer?: {
+            account_name?: string;
+            account_number?: string;
+            bank_code?: string;
+          };
         };
       };
     };
