@@ -2069,6 +2069,11 @@ export interface operations {
            *           "status": "SETTLED",
            *           "failure_reason": null,
            *           "flag_reason": null,
+           *           "payer": {
+           *             "account_name": "OKAFOR ADAEZE CHIOMA",
+           *             "account_number_last4": "6789",
+           *             "bank_code": "058"
+           *           },
            *           "created_at": "2026-11-25T10:00:00.000Z",
            *           "settled_at": "2026-11-25T10:01:30.000Z",
            *           "updated_at": "2026-11-25T10:01:30.000Z"
@@ -2212,6 +2217,11 @@ export interface operations {
            *       "status": "SETTLED",
            *       "failure_reason": null,
            *       "flag_reason": null,
+           *       "payer": {
+           *         "account_name": "OKAFOR ADAEZE CHIOMA",
+           *         "account_number_last4": "6789",
+           *         "bank_code": "058"
+           *       },
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "settled_at": "2026-11-25T10:01:30.000Z",
            *       "updated_at": "2026-11-25T10:01:30.000Z"
@@ -2456,7 +2466,21 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "require_address_book": true
+           *       "require_address_book": true,
+           *       "underpayment": {
+           *         "tolerance_ngn": "100.00",
+           *         "tolerance_bps": 50,
+           *         "action": "flag"
+           *       },
+           *       "overpayment": {
+           *         "tolerance_ngn": "0.00",
+           *         "tolerance_bps": 0,
+           *         "action": "accept"
+           *       },
+           *       "payer_name_check": {
+           *         "enabled": true,
+           *         "action": "flag"
+           *       }
            *     }
            */
           'application/json': components['schemas']['MerchantSettings'];
@@ -2596,7 +2620,21 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "require_address_book": true
+           *       "require_address_book": true,
+           *       "underpayment": {
+           *         "tolerance_ngn": "100.00",
+           *         "tolerance_bps": 50,
+           *         "action": "flag"
+           *       },
+           *       "overpayment": {
+           *         "tolerance_ngn": "0.00",
+           *         "tolerance_bps": 0,
+           *         "action": "accept"
+           *       },
+           *       "payer_name_check": {
+           *         "enabled": true,
+           *         "action": "flag"
+           *       }
            *     }
            */
           'application/json': components['schemas']['MerchantSettings'];
@@ -3737,6 +3775,8 @@ export interface operations {
            *       "user": {
            *         "email": "ada@example.com"
            *       },
+           *       "amount_ngn": "150000.00",
+           *       "payer_name": "Adaeze Okafor",
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "updated_at": "2026-11-25T10:00:00.000Z",
            *       "client_secret": "oc_Zr4q9KXcV2m8PbT7wYs3HnL6dJf1QaE5"
@@ -3921,6 +3961,8 @@ export interface operations {
            *       "user": {
            *         "email": "ada@example.com"
            *       },
+           *       "amount_ngn": "150000.00",
+           *       "payer_name": "Adaeze Okafor",
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "updated_at": "2026-11-25T10:00:00.000Z"
            *     }
@@ -4074,6 +4116,8 @@ export interface operations {
            *       "user": {
            *         "email": "ada@example.com"
            *       },
+           *       "amount_ngn": "150000.00",
+           *       "payer_name": "Adaeze Okafor",
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "updated_at": "2026-11-25T10:25:00.000Z"
            *     }
@@ -4249,6 +4293,8 @@ export interface operations {
            *       "user": {
            *         "email": "ada@example.com"
            *       },
+           *       "amount_ngn": "150000.00",
+           *       "payer_name": "Adaeze Okafor",
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "updated_at": "2026-11-25T10:00:00.000Z"
            *     }
@@ -4408,6 +4454,8 @@ export interface operations {
            *           "user": {
            *             "email": "ada@example.com"
            *           },
+           *           "amount_ngn": "150000.00",
+           *           "payer_name": "Adaeze Okafor",
            *           "created_at": "2026-11-25T10:00:00.000Z",
            *           "updated_at": "2026-11-25T10:00:00.000Z"
            *         }
@@ -4947,6 +4995,11 @@ export interface operations {
            *       "status": "SETTLED",
            *       "failure_reason": null,
            *       "flag_reason": null,
+           *       "payer": {
+           *         "account_name": "OKAFOR ADAEZE CHIOMA",
+           *         "account_number_last4": "6789",
+           *         "bank_code": "058"
+           *       },
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "settled_at": "2026-11-25T10:01:30.000Z",
            *       "updated_at": "2026-11-25T10:01:30.000Z"
@@ -4983,6 +5036,11 @@ export interface operations {
            *       "status": "PENDING_FX",
            *       "failure_reason": null,
            *       "flag_reason": null,
+           *       "payer": {
+           *         "account_name": "OKAFOR ADAEZE CHIOMA",
+           *         "account_number_last4": "6789",
+           *         "bank_code": "058"
+           *       },
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "settled_at": null,
            *       "updated_at": "2026-11-25T10:01:30.000Z"
@@ -5175,6 +5233,11 @@ export interface operations {
            *       "status": "REVERSED",
            *       "failure_reason": null,
            *       "flag_reason": null,
+           *       "payer": {
+           *         "account_name": "OKAFOR ADAEZE CHIOMA",
+           *         "account_number_last4": "6789",
+           *         "bank_code": "058"
+           *       },
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "settled_at": "2026-11-25T10:01:30.000Z",
            *       "updated_at": "2026-11-25T10:25:00.000Z"
@@ -5211,6 +5274,11 @@ export interface operations {
            *       "status": "REVERSED",
            *       "failure_reason": null,
            *       "flag_reason": null,
+           *       "payer": {
+           *         "account_name": "OKAFOR ADAEZE CHIOMA",
+           *         "account_number_last4": "6789",
+           *         "bank_code": "058"
+           *       },
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "settled_at": "2026-11-25T10:01:30.000Z",
            *       "updated_at": "2026-11-25T10:25:00.000Z"
@@ -6727,6 +6795,11 @@ export interface operations {
          *         "status": "PENDING_FX",
          *         "failure_reason": null,
          *         "flag_reason": null,
+         *         "payer": {
+         *           "account_name": "OKAFOR ADAEZE CHIOMA",
+         *           "account_number_last4": "6789",
+         *           "bank_code": "058"
+         *         },
          *         "created_at": "2026-11-25T10:00:00.000Z",
          *         "settled_at": null,
          *         "updated_at": "2026-11-25T10:01:30.000Z"
@@ -6806,6 +6879,11 @@ export interface operations {
          *         "status": "PENDING_WITHDRAWAL",
          *         "failure_reason": null,
          *         "flag_reason": null,
+         *         "payer": {
+         *           "account_name": "OKAFOR ADAEZE CHIOMA",
+         *           "account_number_last4": "6789",
+         *           "bank_code": "058"
+         *         },
          *         "created_at": "2026-11-25T10:00:00.000Z",
          *         "settled_at": null,
          *         "updated_at": "2026-11-25T10:01:30.000Z"
@@ -6885,6 +6963,11 @@ export interface operations {
          *         "status": "SETTLED",
          *         "failure_reason": null,
          *         "flag_reason": null,
+         *         "payer": {
+         *           "account_name": "OKAFOR ADAEZE CHIOMA",
+         *           "account_number_last4": "6789",
+         *           "bank_code": "058"
+         *         },
          *         "created_at": "2026-11-25T10:00:00.000Z",
          *         "settled_at": "2026-11-25T10:01:30.000Z",
          *         "updated_at": "2026-11-25T10:01:30.000Z"
@@ -6964,6 +7047,11 @@ export interface operations {
          *         "status": "FAILED",
          *         "failure_reason": "FX execution failed",
          *         "flag_reason": null,
+         *         "payer": {
+         *           "account_name": "OKAFOR ADAEZE CHIOMA",
+         *           "account_number_last4": "6789",
+         *           "bank_code": "058"
+         *         },
          *         "created_at": "2026-11-25T10:00:00.000Z",
          *         "settled_at": null,
          *         "updated_at": "2026-11-25T10:01:30.000Z"
@@ -7043,6 +7131,11 @@ export interface operations {
          *         "status": "FLAGGED",
          *         "failure_reason": null,
          *         "flag_reason": "Rejected by risk review",
+         *         "payer": {
+         *           "account_name": "OKAFOR ADAEZE CHIOMA",
+         *           "account_number_last4": "6789",
+         *           "bank_code": "058"
+         *         },
          *         "created_at": "2026-11-25T10:00:00.000Z",
          *         "settled_at": null,
          *         "updated_at": "2026-11-25T10:01:30.000Z"
@@ -7122,6 +7215,11 @@ export interface operations {
          *         "status": "REVERSED",
          *         "failure_reason": null,
          *         "flag_reason": null,
+         *         "payer": {
+         *           "account_name": "OKAFOR ADAEZE CHIOMA",
+         *           "account_number_last4": "6789",
+         *           "bank_code": "058"
+         *         },
          *         "created_at": "2026-11-25T10:00:00.000Z",
          *         "settled_at": "2026-11-25T10:01:30.000Z",
          *         "updated_at": "2026-11-25T10:01:30.000Z"
@@ -7530,7 +7628,21 @@ export interface operations {
          *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
          *       "created_at": "2026-11-25T10:01:30.000Z",
          *       "data": {
-         *         "require_address_book": true
+         *         "require_address_book": true,
+         *         "underpayment": {
+         *           "tolerance_ngn": "100.00",
+         *           "tolerance_bps": 50,
+         *           "action": "flag"
+         *         },
+         *         "overpayment": {
+         *           "tolerance_ngn": "0.00",
+         *           "tolerance_bps": 0,
+         *           "action": "accept"
+         *         },
+         *         "payer_name_check": {
+         *           "enabled": true,
+         *           "action": "flag"
+         *         }
          *       }
          *     }
          */
