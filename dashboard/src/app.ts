@@ -10,6 +10,7 @@ import {
   type Session,
 } from './api.js';
 import { AddressBookSection } from './address-book.js';
+import { PaymentRulesSection } from './payment-rules.js';
 import { ApiKeysSection } from './api-keys.js';
 import { BalanceSection } from './balance.js';
 import { DepositDetailSection } from './deposit-detail.js';
@@ -42,6 +43,7 @@ const webhooks = new WebhooksSection();
 const webhookEndpoints = new WebhookEndpointsSection();
 const sandbox = new SandboxSection();
 const addressBook = new AddressBookSection();
+const paymentRules = new PaymentRulesSection();
 const apiKeys = new ApiKeysSection();
 const detail = new DepositDetailSection();
 const deposits = new DepositsSection({
@@ -133,6 +135,7 @@ function enter(s: Session): void {
   void webhooks.loadDeliveries();
   void webhookEndpoints.load();
   void addressBook.load();
+  void paymentRules.load();
   startLive();
   byId('main').focus({ preventScroll: true });
 }
@@ -197,6 +200,7 @@ function leave(message?: string): void {
   webhookEndpoints.reset();
   sandbox.reset();
   addressBook.reset();
+  paymentRules.reset();
   apiKeys.reset();
   setText(merchantName, '');
   setText(merchantEnv, '');

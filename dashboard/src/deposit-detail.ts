@@ -17,7 +17,19 @@ interface DepositDetail extends Deposit {
   paymentReference: string;
   userEmail: string;
   rateId: string | null;
+  payer: { accountName: string | null; accountNumberLast4: string | null; bankCode: string | null };
   statusHistory: StatusChange[];
+}
+
+/** "ADAEZE OKAFOR, ••••6789, bank 058": the payer as the bank reported it (never the number). */
+export function payerText(payer: DepositDetail['payer'] | null | undefined): string {
+  if (!payer) return '—';
+  const parts = [
+    payer.accountName,
+    payer.accountNumberLast4 ? `••••${payer.accountNumberLast4}` : null,
+    payer.bankCode ? `bank ${payer.bankCode}` : null,
+  ].filter((part): part is string => !!part);
+  return parts.length ? parts.join(', ') : '—';
 }
 
 const EXPLORERS: Record<string, string> = {
@@ -126,6 +138,7 @@ export class DepositDetailSection {
       ['Transaction', this.txNode(d)],
       ['Onramp', d.onrampId],
       ['User', d.userEmail],
+      ['Payer', payerText(d.payer)],
       ['Bank reference', d.bankReference],
       ['Payment reference', d.paymentReference],
       ['Rate ID', orDash(d.rateId)],

@@ -39,6 +39,7 @@ export const DEPOSITS_QUERY = `query DashboardDeposits($first: Int) {
 export const DEPOSIT_QUERY = `query DashboardDeposit($id: ID!) {
   deposit(id: $id) {
     ${DEPOSIT_FIELDS} paymentReference userEmail rateId
+    payer { accountName accountNumberLast4 bankCode }
     statusHistory { status event at }
   }
 }`;
@@ -165,4 +166,18 @@ export const CREATE_API_KEY_MUTATION = `mutation DashboardCreateApiKey($input: C
 
 export const REVOKE_API_KEY_MUTATION = `mutation DashboardRevokeApiKey($id: ID!) {
   revokeApiKey(id: $id) { ${API_KEY_FIELDS} }
+}`;
+
+// ---- Payment rules ----
+
+const PAYMENT_RULES_FIELDS = `underpayment { toleranceNgn toleranceBps action }
+  overpayment { toleranceNgn toleranceBps action }
+  payerNameCheck { enabled action }`;
+
+export const PAYMENT_RULES_QUERY = `query DashboardPaymentRules {
+  merchantSettings { ${PAYMENT_RULES_FIELDS} }
+}`;
+
+export const UPDATE_PAYMENT_RULES_MUTATION = `mutation DashboardUpdatePaymentRules($input: UpdateMerchantSettingsInput!) {
+  updateMerchantSettings(input: $input) { ${PAYMENT_RULES_FIELDS} }
 }`;

@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeInTransaction } from '../db/locks';
-import { merchantStatusSql } from '../merchants';
+import { merchantPaymentRulesSql, merchantStatusSql } from '../merchants';
 import { ONRAMP_HOLDING_NUMBER_SQL } from '../onramps';
 import { pricingRateLateralSql } from '../rates';
 import { dec, type Dec } from '../domain/money';
+import { paymentRulesOf, type PaymentRules } from '../domain/payment-rules';
 import { SYSTEM_SCOPE, type DailyTotals } from './daily-volume';
 import { depositViewFromSnapshot, type DepositView } from './deposit-view';
 
@@ -20,6 +21,9 @@ export interface ArrivingOnramp {
   settlementAsset: string | null;
   settlementChain: string | null;
   expiresAt: Date | null;
+  /** The expected amount (NGN, text), null when the merchant set none. */
+  amountNgn: string | null;
+  payerName: string | null;
 }
 
 /** The rate a deposit is priced at for its limits. */
@@ -39,6 +43,8 @@ export interface ArrivalRead {
   knownUnmatched: boolean;
   onramp: ArrivingOnramp | null;
   merchantFrozen: boolean;
+  /** The merchant's payment rules, defaults filled in. */
+  paymentRules: PaymentRules;
   /** THROWAWAY onramps only (the only rule that needs it); 0 for the others. */
   priorDeposits: number;
   rate: PricingRate | null;
@@ -54,6 +60,8 @@ const DEPOSIT_VIEW_JSON = `jsonb_build_object(
   'rate_id', d.rate_id, 'amount_asset', d.amount_asset::text, 'asset', d.asset,
   'chain', d.chain, 'tx_hash', d.tx_hash, 'status', d.status,
   'failure_reason', d.failure_reason, 'flag_reason', d.flag_reason,
+  'sender_name', d.sender_name, 'sender_account_last4', d.sender_account_last4,
+  'sender_bank', d.sender_bank,
   'created_at', d.created_at, 'settled_at', d.settled_at, 'updated_at', d.updated_at)`;
 
 /** What a PERMANENT onramp's deposits convert to: its settlement asset on-chain, else USD. */
@@ -81,7 +89,9 @@ select
   exists (select 1 from unmatched_transfers u where u.bank_reference = ?) as known_unmatched,
   t.id, t.merchant_id, t.type, t.status, t.rate_id, t.payment_reference, t.user_email,
   t.settlement_mode, t.settlement_asset, t.settlement_chain, t.expires_at,
+  t.amount_ngn, t.payer_name,
   ${merchantStatusSql('t.merchant_id')} as merchant_status,
+  ${merchantPaymentRulesSql('t.merchant_id')} as payment_rules,
   case when t.type = 'THROWAWAY'
        then (select count(*)::int from deposits d where d.onramp_id = t.id) else 0 end
     as prior_deposits,
@@ -108,7 +118,10 @@ interface ArrivalRow {
   settlement_asset: string | null;
   settlement_chain: string | null;
   expires_at: string | Date | null;
+  amount_ngn: string | null;
+  payer_name: string | null;
   merchant_status: string | null;
+  payment_rules: Record<string, unknown> | null;
   prior_deposits: number;
   pricing_rate_id: string | null;
   to_currency: string;
@@ -155,9 +168,12 @@ export async function readArrival(
           settlementAsset: row.settlement_asset,
           settlementChain: row.settlement_chain,
           expiresAt: row.expires_at === null ? null : date(row.expires_at),
+          amountNgn: row.amount_ngn,
+          payerName: row.payer_name,
         }
       : null,
     merchantFrozen: row.merchant_status === 'FROZEN',
+    paymentRules: paymentRulesOf(row.payment_rules),
     priorDeposits: row.prior_deposits ?? 0,
     rate: row.pricing_rate_id
       ? {

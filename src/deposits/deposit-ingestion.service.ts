@@ -124,7 +124,7 @@ export class DepositIngestionService {
     const rate = arrival.rate;
     const amountUsd = rate ? assetForNgn(amountNgn, rate.inverseRate) : dec(0);
     const first = rate
-      ? this.arrivalStatus(arrival, onramp, amountNgn, amountUsd, at)
+      ? this.arrivalStatus(arrival, onramp, amountNgn, amountUsd, at, input.senderName ?? null)
       : ({ status: 'FLAGGED', flagReason: REASON.noRate } as FirstStatus);
     // Only a transfer that passes every other rule is checked against the day's totals.
     const limitChecked = first.status === 'PENDING_FX';
@@ -158,6 +158,8 @@ export class DepositIngestionService {
       flagReason: decision.status === 'FLAGGED' ? decision.flagReason : null,
       senderName: input.senderName ?? null,
       senderAccount: input.senderAccount ?? null,
+      // What the database generates (right(sender_account, 4)), for the answer of this call.
+      senderAccountLast4: input.senderAccount ? input.senderAccount.slice(-4) : null,
       senderBank: input.senderBank ?? null,
       lagosDay: day,
       createdAt: at,
@@ -176,6 +178,10 @@ export class DepositIngestionService {
       depositId: deposit.id,
       postings: transfer(OPERATOR.ngnBank, ngnHoldingOf(deposit.status, false)!, amountNgn),
     });
+    // A payment rule whose action is `return` flags the deposit (`decision.returnToPayer`) and
+    // sends the money back in this transaction. Until returns exist the settings refuse
+    // `return`, so no decision asks for it; the merge with returns calls
+    // `startReturns(tx, [deposit.id], decision.flagReason, 'system')` here.
     // A THROWAWAY takes one transfer: the first completes it and starts its account's cooldown.
     if (onramp.type === 'THROWAWAY' && onrampStatusAt(onramp, at) === 'ACTIVE') {
       await completeThrowaway(tx, onramp.id, now);
@@ -207,8 +213,10 @@ export class DepositIngestionService {
     amountNgn: Dec,
     amountUsd: Dec,
     at: Date,
+    senderName: string | null,
   ): FirstStatus {
     const rate = arrival.rate!;
+    const payerName = (input: string | null) => (input && input.trim() !== '' ? input : null);
     const chainMinimum = onramp.settlementChain
       ? MIN_DEPOSIT_NGN_BY_CHAIN[onramp.settlementChain as Chain]
       : 0;
@@ -222,6 +230,10 @@ export class DepositIngestionService {
         amountNgn,
         minDepositNgn: Dec.max(dec(rate.minDepositNgn), chainMinimum),
         amountUsd,
+        expectedNgn: onramp.amountNgn === null ? null : dec(onramp.amountNgn),
+        expectedPayerName: payerName(onramp.payerName),
+        payerName: payerName(senderName),
+        rules: arrival.paymentRules,
       },
       this.limits,
     );

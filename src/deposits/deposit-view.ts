@@ -24,6 +24,10 @@ export interface DepositView {
   status: DepositStatus;
   failureReason: string | null;
   flagReason: string | null;
+  /** The payer as the bank named it; the account's last four digits only, never the number. */
+  senderName: string | null;
+  senderAccountLast4: string | null;
+  senderBank: string | null;
   createdAt: Date;
   settledAt: Date | null;
   updatedAt: Date;
@@ -50,6 +54,9 @@ export const DEPOSIT_VIEW_COLUMNS = [
   'status',
   'failure_reason',
   'flag_reason',
+  'sender_name',
+  'sender_account_last4',
+  'sender_bank',
   'created_at',
   'settled_at',
   'updated_at',
@@ -113,6 +120,9 @@ export function depositViewFromRow(row: DepositViewRow): DepositView {
     status,
     failureReason: textOrNull(row, 'failure_reason'),
     flagReason: textOrNull(row, 'flag_reason'),
+    senderName: textOrNull(row, 'sender_name'),
+    senderAccountLast4: textOrNull(row, 'sender_account_last4'),
+    senderBank: textOrNull(row, 'sender_bank'),
     createdAt: time(row, 'created_at'),
     settledAt: timeOrNull(row, 'settled_at'),
     updatedAt: time(row, 'updated_at'),

@@ -27,6 +27,11 @@ export function publicDeposit(d: DepositView) {
     status: d.status,
     failure_reason: d.failureReason,
     flag_reason: d.flagReason,
+    payer: {
+      account_name: d.senderName,
+      account_number_last4: d.senderAccountLast4,
+      bank_code: d.senderBank,
+    },
     created_at: d.createdAt.toISOString(),
     settled_at: d.settledAt?.toISOString() ?? null,
     updated_at: d.updatedAt.toISOString(),

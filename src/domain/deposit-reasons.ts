@@ -17,6 +17,9 @@ export const REASON = {
   chainOutage: 'Chain outage outlasted the maximum wait',
   payoutFailed: 'On-chain transfer failed',
   returnedToSender: 'Returned to sender after review',
+  underpaid: 'Underpaid',
+  overpaid: 'Overpaid',
+  payerNameMismatch: 'Payer name mismatch',
 } as const;
 
 function usd(amount: Dec): string {

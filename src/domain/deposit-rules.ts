@@ -1,11 +1,13 @@
 import type { Dec } from './money';
 import { limitReason, REASON } from './deposit-reasons';
 import type { DepositStatus } from './deposit-state-machine';
+import { amountVerdict, type PaymentRules } from './payment-rules';
+import { payerNameMatches } from './payer-name';
 
 /** What a new deposit starts as, and why when it is not PENDING_FX. */
 export type FirstStatus =
   | { status: 'PENDING_FX' }
-  | { status: 'FLAGGED'; flagReason: string }
+  | { status: 'FLAGGED'; flagReason: string; returnToPayer?: boolean }
   | { status: 'FAILED'; failureReason: string };
 
 export interface ArrivalFacts {
@@ -21,6 +23,13 @@ export interface ArrivalFacts {
   minDepositNgn: Dec;
   /** The amount in USD at the applied rate: what the limits count. */
   amountUsd: Dec;
+  /** The onramp's expected amount (`amount_ngn`), null when the merchant set none. */
+  expectedNgn: Dec | null;
+  /** The onramp's expected payer name, null when none. */
+  expectedPayerName: string | null;
+  /** The name the bank gave for the payer, null when unknown. */
+  payerName: string | null;
+  rules: PaymentRules;
 }
 
 export interface DepositLimits {
@@ -32,8 +41,9 @@ export interface DepositLimits {
 /**
  * The spec's rules for a transfer landing in a virtual account, in this order: onramp
  * expiry (or deactivation), rate expiry, below minimum, second transfer to a THROWAWAY,
- * frozen merchant, per-deposit limit. The daily limits need the locked day totals and are
- * decided by `dailyLimitDecision` when this answers PENDING_FX.
+ * frozen merchant, per-deposit limit, then the merchant's payment rules (underpayment,
+ * overpayment, payer name). The daily limits need the locked day totals and are decided by
+ * `dailyLimitDecision` when this answers PENDING_FX.
  */
 export function decideArrival(facts: ArrivalFacts, limits: DepositLimits): FirstStatus {
   if (facts.onrampStatus === 'EXPIRED') {
@@ -55,6 +65,41 @@ export function decideArrival(facts: ArrivalFacts, limits: DepositLimits): First
   if (facts.merchantFrozen) return { status: 'FLAGGED', flagReason: REASON.merchantFrozen };
   if (facts.amountUsd.gt(limits.perDepositUsd)) {
     return { status: 'FLAGGED', flagReason: limitReason.perDeposit(limits.perDepositUsd) };
+  }
+  return decidePaymentRules(facts);
+}
+
+const broken = (action: string, flagReason: string): FirstStatus =>
+  action === 'accept'
+    ? { status: 'PENDING_FX' }
+    : { status: 'FLAGGED', flagReason, ...(action === 'return' ? { returnToPayer: true } : {}) };
+
+/**
+ * The merchant's rules, for a transfer that passed every other one. Amounts are checked only
+ * when the onramp has an expected amount; the name only when the check is on, the onramp has
+ * an expected name and the bank gave one (an unknown name is not a mismatch). `accept` lets
+ * the transfer through as before; `flag` and `return` flag it (`return` also asks for the
+ * money to go back, which the deposits module starts in the same transaction).
+ */
+export function decidePaymentRules(facts: ArrivalFacts): FirstStatus {
+  const { rules } = facts;
+  if (facts.expectedNgn) {
+    const verdict = amountVerdict(facts.amountNgn, facts.expectedNgn, rules);
+    if (verdict === 'underpaid' && rules.underpayment.action !== 'accept') {
+      return broken(rules.underpayment.action, REASON.underpaid);
+    }
+    if (verdict === 'overpaid' && rules.overpayment.action !== 'accept') {
+      return broken(rules.overpayment.action, REASON.overpaid);
+    }
+  }
+  const check = rules.payer_name_check;
+  if (
+    check.enabled &&
+    facts.expectedPayerName &&
+    facts.payerName &&
+    !payerNameMatches(facts.expectedPayerName, facts.payerName)
+  ) {
+    return broken(check.action, REASON.payerNameMismatch);
   }
   return { status: 'PENDING_FX' };
 }

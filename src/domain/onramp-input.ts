@@ -1,6 +1,7 @@
 import { type Chain, type QuoteCurrency } from './assets';
 import { validateEvmAddress, parseChain } from './addresses';
 import { DomainError, ErrorCode, invalidParameter, missingParameter } from './errors';
+import { dec, isDecimalString } from './money';
 
 export type OnrampTypeName = 'THROWAWAY' | 'EPHEMERAL' | 'PERMANENT';
 export type Stablecoin = 'USDC' | 'USDT';
@@ -10,6 +11,10 @@ export interface CreateOnrampInput {
   type?: string | null;
   user?: { email?: string | null } | null;
   rateId?: string | null;
+  /** The amount the merchant expects (NGN decimal string); THROWAWAY and EPHEMERAL only. */
+  amountNgn?: string | null;
+  /** The name the merchant expects the transfer from. */
+  payerName?: string | null;
   settlement?: {
     mode?: string | null;
     asset?: string | null;
@@ -27,6 +32,8 @@ export interface ValidOnrampRequest {
   email: string;
   rateId: string | null;
   settlement: Settlement;
+  amountNgn: string | null;
+  payerName: string | null;
 }
 
 const TYPES: readonly string[] = ['THROWAWAY', 'EPHEMERAL', 'PERMANENT'];
@@ -97,7 +104,41 @@ export function parseCreateOnramp(input: CreateOnrampInput): ValidOnrampRequest 
     if (!present(input.rateId) || input.rateId === '') throw missingParameter('rate_id');
     rateId = input.rateId;
   }
-  return { type, email, rateId, settlement: parseSettlement(input.settlement) };
+  return {
+    type,
+    email,
+    rateId,
+    settlement: parseSettlement(input.settlement),
+    amountNgn: parseExpectedAmount(type, input.amountNgn),
+    payerName: parsePayerName(input.payerName),
+  };
+}
+
+/** 100 billion NGN, the ceiling of a transfer. */
+const MAX_EXPECTED_NGN = dec('100000000000');
+const PAYER_NAME_MAX = 200;
+
+function parseExpectedAmount(type: OnrampTypeName, raw: string | null | undefined): string | null {
+  if (!present(raw)) return null;
+  if (type === 'PERMANENT') {
+    throw invalidParameter('amount_ngn', 'PERMANENT onramps take any amount; omit amount_ngn');
+  }
+  if (typeof raw !== 'string' || !isDecimalString(raw, 2) || dec(raw).lte(0)) {
+    throw invalidParameter('amount_ngn', 'must be a positive decimal string with at most 2 places');
+  }
+  if (dec(raw).gt(MAX_EXPECTED_NGN)) {
+    throw invalidParameter('amount_ngn', `must not exceed ${MAX_EXPECTED_NGN.toFixed()}`);
+  }
+  return dec(raw).toFixed(2);
+}
+
+function parsePayerName(raw: string | null | undefined): string | null {
+  if (!present(raw)) return null;
+  const name = raw.trim();
+  if (name === '' || name.length > PAYER_NAME_MAX || !/\p{L}/u.test(name)) {
+    throw invalidParameter('payer_name', `must name a person (1-${PAYER_NAME_MAX} characters)`);
+  }
+  return name;
 }
 
 /** AUTO_WITHDRAW pays out the rate's asset; a USD rate settles into either stablecoin. */

@@ -4,6 +4,13 @@ import type { Clock } from '../clock';
 import { Merchant } from '../db/entities/merchant.entity';
 import { DomainError, ErrorCode, invalidParameter } from '../domain/errors';
 import { addressBookRequired } from '../domain/withdrawal-addresses';
+import {
+  paymentRulesOf,
+  parseAmountRule,
+  parseNameCheck,
+  type AmountRule,
+  type PayerNameCheck,
+} from '../domain/payment-rules';
 import { writeMerchantEvent } from '../events';
 import type { AuditLogService } from '../operator';
 
@@ -14,11 +21,20 @@ import type { AuditLogService } from '../operator';
  */
 export interface MerchantSettingsView {
   require_address_book: boolean;
+  underpayment: AmountRule;
+  overpayment: AmountRule;
+  payer_name_check: PayerNameCheck;
 }
 
-/** A PATCH body: only the fields named change; unknown fields are refused at the edge. */
+/**
+ * A PATCH body: only the fields named change (inside a rule too: `{underpayment: {action}}`
+ * keeps its tolerances); unknown fields are refused at the edge.
+ */
 export interface MerchantSettingsPatch {
   require_address_book?: unknown;
+  underpayment?: unknown;
+  overpayment?: unknown;
+  payer_name_check?: unknown;
 }
 
 /** Who changes them: recorded in the audit log as `api_key:<id>`. */
@@ -50,7 +66,6 @@ export class MerchantSettingsService {
     actor: SettingsActor,
     patch: MerchantSettingsPatch,
   ): Promise<MerchantSettingsView> {
-    const valid = validatePatch(patch);
     return em.fork().transactional(async (tx) => {
       const merchant = await tx.findOneOrFail(
         Merchant,
@@ -58,7 +73,8 @@ export class MerchantSettingsService {
         { lockMode: LockMode.PESSIMISTIC_WRITE },
       );
       const before = this.settingsOf(merchant);
-      applyPatch(merchant, valid);
+      // Rules merge into the current ones, read under the lock.
+      applyPatch(merchant, validatePatch(patch, before));
       const after = this.settingsOf(merchant);
       const now = this.clock.now();
       merchant.updatedAt = now;
@@ -84,16 +100,46 @@ export class MerchantSettingsService {
   }
 
   private settingsOf(merchant: Merchant): MerchantSettingsView {
-    return { require_address_book: addressBookRequired(merchant.requireAddressBook, this.sandbox) };
+    return {
+      require_address_book: addressBookRequired(merchant.requireAddressBook, this.sandbox),
+      ...paymentRulesOf({
+        underpayment: merchant.underpayment,
+        overpayment: merchant.overpayment,
+        payer_name_check: merchant.payerNameCheck,
+      }),
+    };
   }
 }
 
 interface ValidPatch {
   requireAddressBook?: boolean;
+  underpayment?: AmountRule;
+  overpayment?: AmountRule;
+  payerNameCheck?: PayerNameCheck;
 }
 
-function validatePatch(patch: MerchantSettingsPatch): ValidPatch {
+/**
+ * Returns to the payer are built separately (issue 22); until the deposits module can start
+ * one, a rule may not ask for it. The ONE place to remove when returns are merged.
+ */
+function refuseReturnsUntilAvailable(field: string, action: string): void {
+  if (action === 'return') throw invalidParameter(field, 'returns are not available yet');
+}
+
+function validatePatch(patch: MerchantSettingsPatch, current: MerchantSettingsView): ValidPatch {
   const valid: ValidPatch = {};
+  if (patch.underpayment !== undefined) {
+    valid.underpayment = parseAmountRule('underpayment', patch.underpayment, current.underpayment);
+    refuseReturnsUntilAvailable('underpayment.action', valid.underpayment.action);
+  }
+  if (patch.overpayment !== undefined) {
+    valid.overpayment = parseAmountRule('overpayment', patch.overpayment, current.overpayment);
+    refuseReturnsUntilAvailable('overpayment.action', valid.overpayment.action);
+  }
+  if (patch.payer_name_check !== undefined) {
+    valid.payerNameCheck = parseNameCheck(patch.payer_name_check, current.payer_name_check);
+    refuseReturnsUntilAvailable('payer_name_check.action', valid.payerNameCheck.action);
+  }
   if (patch.require_address_book !== undefined) {
     if (typeof patch.require_address_book !== 'boolean') {
       throw invalidParameter('require_address_book', 'must be true or false');
@@ -106,4 +152,7 @@ function validatePatch(patch: MerchantSettingsPatch): ValidPatch {
 function applyPatch(merchant: Merchant, patch: ValidPatch): void {
   if (patch.requireAddressBook !== undefined)
     merchant.requireAddressBook = patch.requireAddressBook;
+  if (patch.underpayment) merchant.underpayment = { ...patch.underpayment };
+  if (patch.overpayment) merchant.overpayment = { ...patch.overpayment };
+  if (patch.payerNameCheck) merchant.payerNameCheck = { ...patch.payerNameCheck };
 }

@@ -7,3 +7,13 @@
 export function merchantStatusSql(idSql: string): string {
   return `(select m.status from merchants m where m.id = ${idSql})`;
 }
+
+/**
+ * Scalar jsonb: the payment rules of merchant `idSql` as stored
+ * (`{underpayment, overpayment, payer_name_check}`, each null when never set);
+ * `paymentRulesOf` in the domain turns it into the effective rules.
+ */
+export function merchantPaymentRulesSql(idSql: string): string {
+  return `(select jsonb_build_object('underpayment', m.underpayment, 'overpayment', m.overpayment,
+            'payer_name_check', m.payer_name_check) from merchants m where m.id = ${idSql})`;
+}

@@ -9,12 +9,14 @@ import { executeInTransaction } from '../db/locks';
 /**
  * A `select` of the onramp whose virtual account held the number (first `?`) at the instant
  * (second `?`), locked FOR UPDATE: columns id, merchant_id, type, status, rate_id,
- * payment_reference, user_email, settlement_mode, settlement_asset, settlement_chain, expires_at.
+ * payment_reference, user_email, settlement_mode, settlement_asset, settlement_chain, expires_at,
+ * amount_ngn (the expected amount, text), payer_name.
  * Meant for a `materialized` CTE, so the lock is taken whatever the outer statement joins.
  */
 export const ONRAMP_HOLDING_NUMBER_SQL = `
   select o.id, o.merchant_id, o.type, o.status, o.rate_id, o.payment_reference, o.user_email,
-         o.settlement_mode, o.settlement_asset, o.settlement_chain, o.expires_at
+         o.settlement_mode, o.settlement_asset, o.settlement_chain, o.expires_at,
+         o.amount_ngn::text as amount_ngn, o.payer_name
     from virtual_account_assignments a
     join onramps o on o.id = a.onramp_id
    where a.account_number = ? and a.assigned_at <= ?

@@ -132,6 +132,8 @@ export class OnrampService {
       destinationAddress:
         settlement.mode === 'AUTO_WITHDRAW' ? settlement.destinationAddress : null,
       clientSecretHash: hashSecret(clientSecret),
+      amountNgn: request.amountNgn,
+      payerName: request.payerName,
       expiresAt:
         request.type === 'PERMANENT'
           ? null

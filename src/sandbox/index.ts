@@ -8,3 +8,5 @@ export {
   RATE_SOURCE_DOWN_SINCE_SQL,
   riskRejectScenario,
 } from './scenario-reads';
+export { sandboxPayer } from './sandbox-payer';
+export type { SandboxPayerInput } from './sandbox-payer';

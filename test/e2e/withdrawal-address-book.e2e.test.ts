@@ -5,6 +5,13 @@ import { balanceOnramp, freshRate, randomAddress, sandboxTransfer } from '../sup
 import { createMerchant, eventually, startStack, type Stack } from '../support/stack';
 import { verifyWebhook, WebhookReceiver } from '../support/webhook-receiver';
 
+/** The payment rules a merchant that never set them has (issue 22): accept, no name check. */
+const DEFAULT_RULES = {
+  underpayment: { tolerance_ngn: '0.00', tolerance_bps: 0, action: 'accept' },
+  overpayment: { tolerance_ngn: '0.00', tolerance_bps: 0, action: 'accept' },
+  payer_name_check: { enabled: false, action: 'flag' },
+};
+
 /** Short enough to wait for; the processes run on the real clock (they cannot share a ManualClock). */
 const DELAY_SECONDS = 3;
 
@@ -84,11 +91,12 @@ describe('withdrawal address book through the processes', () => {
     // The sandbox's default is off; the answer shows the value that applies.
     expect((await call('GET', '/v1/merchant/settings')).body).toEqual({
       require_address_book: false,
+      ...DEFAULT_RULES,
     });
     const turnedOn = await call('PATCH', '/v1/merchant/settings', { require_address_book: true });
     expect({ status: turnedOn.status, body: turnedOn.body }).toEqual({
       status: 200,
-      body: { require_address_book: true },
+      body: { require_address_book: true, ...DEFAULT_RULES },
     });
     const gqlSettings = await graphql(
       stack.url,
@@ -203,7 +211,7 @@ describe('withdrawal address book through the processes', () => {
     const byKind = Object.fromEntries(arrived.map((e) => [e.event, e.data]));
     expect(arrived.map((e) => e.event).sort()).toEqual([...kinds].sort());
     expect(byKind).toEqual({
-      'merchant.settings_updated': { require_address_book: true },
+      'merchant.settings_updated': { require_address_book: true, ...DEFAULT_RULES },
       'withdrawal_address.created': entry,
       'withdrawal_address.activated': { ...entry, status: 'ACTIVE' },
       'withdrawal_address.deleted': { ...entry, status: 'DELETED' },

@@ -9,6 +9,13 @@ import { createTestDatabase, openTestOrm } from '../support/db';
 import { depositKit } from '../support/deposits';
 import { TEST_ENCRYPTION_KEY } from '../support/stack';
 
+/** The payment rules a merchant that never set them has (issue 22): accept, no name check. */
+const DEFAULT_RULES = {
+  underpayment: { tolerance_ngn: '0.00', tolerance_bps: 0, action: 'accept' },
+  overpayment: { tolerance_ngn: '0.00', tolerance_bps: 0, action: 'accept' },
+  payer_name_check: { enabled: false, action: 'flag' },
+};
+
 const ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 const OTHER = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
 const DELAY_SECONDS = 600;
@@ -74,6 +81,7 @@ describe('withdrawal address book (real PostgreSQL, production rules, manual clo
     const merchant = await fundedMerchant('Book Co');
     expect(await services.merchantSettings.get(em(), merchant)).toEqual({
       require_address_book: true,
+      ...DEFAULT_RULES,
     });
     expect(await codeOf(withdraw(merchant))).toBe('address_not_allowed');
 
@@ -151,7 +159,7 @@ describe('withdrawal address book (real PostgreSQL, production rules, manual clo
       await services.merchantSettings.update(em(), actor(merchant), {
         require_address_book: false,
       }),
-    ).toEqual({ require_address_book: false });
+    ).toEqual({ require_address_book: false, ...DEFAULT_RULES });
     expect(await codeOf(withdraw(merchant, OTHER))).toBe('accepted');
     // Unchanged: no second event.
     await services.merchantSettings.update(em(), actor(merchant), { require_address_book: false });
@@ -164,8 +172,14 @@ describe('withdrawal address book (real PostgreSQL, production rules, manual clo
     await services.merchantSettings.update(em(), actor(merchant), { require_address_book: true });
     expect(await codeOf(withdraw(merchant, OTHER))).toBe('address_not_allowed');
     expect(await eventsOf(merchant)).toEqual([
-      { kind: 'merchant.settings_updated', snapshot: { require_address_book: false } },
-      { kind: 'merchant.settings_updated', snapshot: { require_address_book: true } },
+      {
+        kind: 'merchant.settings_updated',
+        snapshot: { require_address_book: false, ...DEFAULT_RULES },
+      },
+      {
+        kind: 'merchant.settings_updated',
+        snapshot: { require_address_book: true, ...DEFAULT_RULES },
+      },
     ]);
     const audit = await sql<{ action: string; before: unknown; after: unknown }>(
       `select action, before, after from audit_log where target_id = ? order by created_at, id`,
@@ -174,13 +188,13 @@ describe('withdrawal address book (real PostgreSQL, production rules, manual clo
     expect(audit).toEqual([
       {
         action: 'merchant.settings_update',
-        before: { require_address_book: true },
-        after: { require_address_book: false },
+        before: { require_address_book: true, ...DEFAULT_RULES },
+        after: { require_address_book: false, ...DEFAULT_RULES },
       },
       {
         action: 'merchant.settings_update',
-        before: { require_address_book: false },
-        after: { require_address_book: true },
+        before: { require_address_book: false, ...DEFAULT_RULES },
+        after: { require_address_book: true, ...DEFAULT_RULES },
       },
     ]);
   });

@@ -11,6 +11,7 @@ export const DEPOSIT_KEYS = [
   'flag_reason',
   'merchant_id',
   'onramp_id',
+  'payer',
   'payment_reference',
   'rate_id',
   'settled_at',

@@ -845,6 +845,8 @@ export interface components {
       user: {
         email: string;
       };
+      amount_ngn: string | null;
+      payer_name: string | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -877,6 +879,12 @@ export interface components {
       status: 'PENDING_FX' | 'PENDING_WITHDRAWAL' | 'SETTLED' | 'FAILED' | 'FLAGGED' | 'REVERSED';
       failure_reason: string | null;
       flag_reason: string | null;
+      /** @description The payer's bank account as the bank reported it; null fields when unknown */
+      payer: {
+        account_name: string | null;
+        account_number_last4: string | null;
+        bank_code: string | null;
+      };
       /** Format: date-time */
       created_at: string;
       settled_at: string | null;
@@ -982,6 +990,34 @@ export interface components {
     MerchantSettings: {
       /** @description Withdrawals only to ACTIVE address book entries. Never set: on in production, off in the sandbox (the value shown is the one that applies) */
       require_address_book: boolean;
+      /** @description Within tolerance when |received - expected| <= max(tolerance_ngn, expected x tolerance_bps / 10,000); only onramps with amount_ngn are checked */
+      underpayment: {
+        /** @description NGN, 2 decimals */
+        tolerance_ngn: string;
+        tolerance_bps: number;
+        /**
+         * @description accept: settle as usual; flag: FLAGGED; return: FLAGGED, then returned
+         * @enum {string}
+         */
+        action: 'accept' | 'flag' | 'return';
+      };
+      /** @description Within tolerance when |received - expected| <= max(tolerance_ngn, expected x tolerance_bps / 10,000); only onramps with amount_ngn are checked */
+      overpayment: {
+        /** @description NGN, 2 decimals */
+        tolerance_ngn: string;
+        tolerance_bps: number;
+        /**
+         * @description accept: settle as usual; flag: FLAGGED; return: FLAGGED, then returned
+         * @enum {string}
+         */
+        action: 'accept' | 'flag' | 'return';
+      };
+      /** @description Deposits to onramps with payer_name whose payer's name does not match are flagged "Payer name mismatch" (or returned) */
+      payer_name_check: {
+        enabled: boolean;
+        /** @enum {string} */
+        action: 'flag' | 'return';
+      };
     };
     /** @description The webhook body of a merchantsettings event: `data` is the full MerchantSettings object as it was when the event was written. */
     MerchantSettingsEvent: {
@@ -1020,6 +1056,8 @@ export interface components {
       user: {
         email: string;
       };
+      amount_ngn: string | null;
+      payer_name: string | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -2031,6 +2069,11 @@ export interface operations {
            *           "status": "SETTLED",
            *           "failure_reason": null,
            *           "flag_reason": null,
+           *           "payer": {
+           *             "account_name": "OKAFOR ADAEZE CHIOMA",
+           *             "account_number_last4": "6789",
+           *             "bank_code": "058"
+           *           },
            *           "created_at": "2026-11-25T10:00:00.000Z",
            *           "settled_at": "2026-11-25T10:01:30.000Z",
            *           "updated_at": "2026-11-25T10:01:30.000Z"
@@ -2174,6 +2217,11 @@ export interface operations {
            *       "status": "SETTLED",
            *       "failure_reason": null,
            *       "flag_reason": null,
+           *       "payer": {
+           *         "account_name": "OKAFOR ADAEZE CHIOMA",
+           *         "account_number_last4": "6789",
+           *         "bank_code": "058"
+           *       },
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "settled_at": "2026-11-25T10:01:30.000Z",
            *       "updated_at": "2026-11-25T10:01:30.000Z"
@@ -2418,7 +2466,21 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "require_address_book": true
+           *       "require_address_book": true,
+           *       "underpayment": {
+           *         "tolerance_ngn": "100.00",
+           *         "tolerance_bps": 50,
+           *         "action": "flag"
+           *       },
+           *       "overpayment": {
+           *         "tolerance_ngn": "0.00",
+           *         "tolerance_bps": 0,
+           *         "action": "accept"
+           *       },
+           *       "payer_name_check": {
+           *         "enabled": true,
+           *         "action": "flag"
+           *       }
            *     }
            */
           'application/json': components['schemas']['MerchantSettings'];
@@ -2525,6 +2587,23 @@ export interface operations {
          */
         'application/json': {
           require_address_book?: boolean;
+          underpayment?: {
+            tolerance_ngn?: string;
+            tolerance_bps?: number;
+            /** @enum {string} */
+            action?: 'accept' | 'flag' | 'return';
+          };
+          overpayment?: {
+            tolerance_ngn?: string;
+            tolerance_bps?: number;
+            /** @enum {string} */
+            action?: 'accept' | 'flag' | 'return';
+          };
+          payer_name_check?: {
+            enabled?: boolean;
+            /** @enum {string} */
+            action?: 'flag' | 'return';
+          };
         };
       };
     };
@@ -2541,7 +2620,21 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "require_address_book": true
+           *       "require_address_book": true,
+           *       "underpayment": {
+           *         "tolerance_ngn": "100.00",
+           *         "tolerance_bps": 50,
+           *         "action": "flag"
+           *       },
+           *       "overpayment": {
+           *         "tolerance_ngn": "0.00",
+           *         "tolerance_bps": 0,
+           *         "action": "accept"
+           *       },
+           *       "payer_name_check": {
+           *         "enabled": true,
+           *         "action": "flag"
+           *       }
            *     }
            */
           'application/json': components['schemas']['MerchantSettings'];
@@ -3632,6 +3725,10 @@ export interface operations {
           };
           /** @description Required for THROWAWAY and EPHEMERAL */
           rate_id?: string;
+          /** @description The amount expected (NGN decimal string, 2 places at most); THROWAWAY and EPHEMERAL only. Checked against the underpayment and overpayment settings */
+          amount_ngn?: string;
+          /** @description The name the transfer is expected from (checked when payer_name_check is on) */
+          payer_name?: string;
           settlement: {
             /** @enum {string} */
             mode: 'AUTO_WITHDRAW' | 'MERCHANT_BALANCE';
@@ -3678,6 +3775,8 @@ export interface operations {
            *       "user": {
            *         "email": "ada@example.com"
            *       },
+           *       "amount_ngn": "150000.00",
+           *       "payer_name": "Adaeze Okafor",
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "updated_at": "2026-11-25T10:00:00.000Z",
            *       "client_secret": "oc_Zr4q9KXcV2m8PbT7wYs3HnL6dJf1QaE5"
@@ -3862,6 +3961,8 @@ export interface operations {
            *       "user": {
            *         "email": "ada@example.com"
            *       },
+           *       "amount_ngn": "150000.00",
+           *       "payer_name": "Adaeze Okafor",
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "updated_at": "2026-11-25T10:00:00.000Z"
            *     }
@@ -4015,6 +4116,8 @@ export interface operations {
            *       "user": {
            *         "email": "ada@example.com"
            *       },
+           *       "amount_ngn": "150000.00",
+           *       "payer_name": "Adaeze Okafor",
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "updated_at": "2026-11-25T10:25:00.000Z"
            *     }
@@ -4190,6 +4293,8 @@ export interface operations {
            *       "user": {
            *         "email": "ada@example.com"
            *       },
+           *       "amount_ngn": "150000.00",
+           *       "payer_name": "Adaeze Okafor",
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "updated_at": "2026-11-25T10:00:00.000Z"
            *     }
@@ -4349,6 +4454,8 @@ export interface operations {
            *           "user": {
            *             "email": "ada@example.com"
            *           },
+           *           "amount_ngn": "150000.00",
+           *           "payer_name": "Adaeze Okafor",
            *           "created_at": "2026-11-25T10:00:00.000Z",
            *           "updated_at": "2026-11-25T10:00:00.000Z"
            *         }
@@ -4850,6 +4957,12 @@ export interface operations {
           amount_ngn: string | number;
           /** @description Generated (SBX-...) when absent; a repeat replays the existing deposit */
           bank_reference?: string;
+          /** @description The payer; made up from the bank reference when absent (or per field) */
+          payer?: {
+            account_name?: string;
+            account_number?: string;
+            bank_code?: string;
+          };
         };
       };
     };
@@ -4882,6 +4995,11 @@ export interface operations {
            *       "status": "SETTLED",
            *       "failure_reason": null,
            *       "flag_reason": null,
+           *       "payer": {
+           *         "account_name": "OKAFOR ADAEZE CHIOMA",
+           *         "account_number_last4": "6789",
+           *         "bank_code": "058"
+           *       },
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "settled_at": "2026-11-25T10:01:30.000Z",
            *       "updated_at": "2026-11-25T10:01:30.000Z"
@@ -4918,6 +5036,11 @@ export interface operations {
            *       "status": "PENDING_FX",
            *       "failure_reason": null,
            *       "flag_reason": null,
+           *       "payer": {
+           *         "account_name": "OKAFOR ADAEZE CHIOMA",
+           *         "account_number_last4": "6789",
+           *         "bank_code": "058"
+           *       },
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "settled_at": null,
            *       "updated_at": "2026-11-25T10:01:30.000Z"
@@ -5110,6 +5233,11 @@ export interface operations {
            *       "status": "REVERSED",
            *       "failure_reason": null,
            *       "flag_reason": null,
+           *       "payer": {
+           *         "account_name": "OKAFOR ADAEZE CHIOMA",
+           *         "account_number_last4": "6789",
+           *         "bank_code": "058"
+           *       },
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "settled_at": "2026-11-25T10:01:30.000Z",
            *       "updated_at": "2026-11-25T10:25:00.000Z"
@@ -5146,6 +5274,11 @@ export interface operations {
            *       "status": "REVERSED",
            *       "failure_reason": null,
            *       "flag_reason": null,
+           *       "payer": {
+           *         "account_name": "OKAFOR ADAEZE CHIOMA",
+           *         "account_number_last4": "6789",
+           *         "bank_code": "058"
+           *       },
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "settled_at": "2026-11-25T10:01:30.000Z",
            *       "updated_at": "2026-11-25T10:25:00.000Z"
@@ -6662,6 +6795,11 @@ export interface operations {
          *         "status": "PENDING_FX",
          *         "failure_reason": null,
          *         "flag_reason": null,
+         *         "payer": {
+         *           "account_name": "OKAFOR ADAEZE CHIOMA",
+         *           "account_number_last4": "6789",
+         *           "bank_code": "058"
+         *         },
          *         "created_at": "2026-11-25T10:00:00.000Z",
          *         "settled_at": null,
          *         "updated_at": "2026-11-25T10:01:30.000Z"
@@ -6741,6 +6879,11 @@ export interface operations {
          *         "status": "PENDING_WITHDRAWAL",
          *         "failure_reason": null,
          *         "flag_reason": null,
+         *         "payer": {
+         *           "account_name": "OKAFOR ADAEZE CHIOMA",
+         *           "account_number_last4": "6789",
+         *           "bank_code": "058"
+         *         },
          *         "created_at": "2026-11-25T10:00:00.000Z",
          *         "settled_at": null,
          *         "updated_at": "2026-11-25T10:01:30.000Z"
@@ -6820,6 +6963,11 @@ export interface operations {
          *         "status": "SETTLED",
          *         "failure_reason": null,
          *         "flag_reason": null,
+         *         "payer": {
+         *           "account_name": "OKAFOR ADAEZE CHIOMA",
+         *           "account_number_last4": "6789",
+         *           "bank_code": "058"
+         *         },
          *         "created_at": "2026-11-25T10:00:00.000Z",
          *         "settled_at": "2026-11-25T10:01:30.000Z",
          *         "updated_at": "2026-11-25T10:01:30.000Z"
@@ -6899,6 +7047,11 @@ export interface operations {
          *         "status": "FAILED",
          *         "failure_reason": "FX execution failed",
          *         "flag_reason": null,
+         *         "payer": {
+         *           "account_name": "OKAFOR ADAEZE CHIOMA",
+         *           "account_number_last4": "6789",
+         *           "bank_code": "058"
+         *         },
          *         "created_at": "2026-11-25T10:00:00.000Z",
          *         "settled_at": null,
          *         "updated_at": "2026-11-25T10:01:30.000Z"
@@ -6978,6 +7131,11 @@ export interface operations {
          *         "status": "FLAGGED",
          *         "failure_reason": null,
          *         "flag_reason": "Rejected by risk review",
+         *         "payer": {
+         *           "account_name": "OKAFOR ADAEZE CHIOMA",
+         *           "account_number_last4": "6789",
+         *           "bank_code": "058"
+         *         },
          *         "created_at": "2026-11-25T10:00:00.000Z",
          *         "settled_at": null,
          *         "updated_at": "2026-11-25T10:01:30.000Z"
@@ -7057,6 +7215,11 @@ export interface operations {
          *         "status": "REVERSED",
          *         "failure_reason": null,
          *         "flag_reason": null,
+         *         "payer": {
+         *           "account_name": "OKAFOR ADAEZE CHIOMA",
+         *           "account_number_last4": "6789",
+         *           "bank_code": "058"
+         *         },
          *         "created_at": "2026-11-25T10:00:00.000Z",
          *         "settled_at": "2026-11-25T10:01:30.000Z",
          *         "updated_at": "2026-11-25T10:01:30.000Z"
@@ -7465,7 +7628,21 @@ export interface operations {
          *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
          *       "created_at": "2026-11-25T10:01:30.000Z",
          *       "data": {
-         *         "require_address_book": true
+         *         "require_address_book": true,
+         *         "underpayment": {
+         *           "tolerance_ngn": "100.00",
+         *           "tolerance_bps": 50,
+         *           "action": "flag"
+         *         },
+         *         "overpayment": {
+         *           "tolerance_ngn": "0.00",
+         *           "tolerance_bps": 0,
+         *           "action": "accept"
+         *         },
+         *         "payer_name_check": {
+         *           "enabled": true,
+         *           "action": "flag"
+         *         }
          *       }
          *     }
          */

@@ -1,5 +1,13 @@
 import type { OperationExample } from './examples';
 
+/** The merchant settings with the payment rules (issue 22), as answered and sent. */
+export const MERCHANT_SETTINGS = {
+  require_address_book: true,
+  underpayment: { tolerance_ngn: '100.00', tolerance_bps: 50, action: 'flag' },
+  overpayment: { tolerance_ngn: '0.00', tolerance_bps: 0, action: 'accept' },
+  payer_name_check: { enabled: true, action: 'flag' },
+};
+
 /** Examples of the address book and settings operations (issue 21), by operationId. */
 const ENTRY_ID = 'wa_01JDQX9A1B2C3D4E5F6G7H8J9K';
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -33,9 +41,9 @@ export const ADDRESS_BOOK_EXAMPLES: Record<string, OperationExample> = {
     parameters: { id: ENTRY_ID },
     responses: { 200: { ...WITHDRAWAL_ADDRESS, status: 'DELETED' } },
   },
-  getMerchantSettings: { responses: { 200: { require_address_book: true } } },
+  getMerchantSettings: { responses: { 200: MERCHANT_SETTINGS } },
   updateMerchantSettings: {
     request: { require_address_book: true },
-    responses: { 200: { require_address_book: true } },
+    responses: { 200: MERCHANT_SETTINGS },
   },
 };

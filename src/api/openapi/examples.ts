@@ -43,6 +43,8 @@ const ONRAMP = {
   expires_at: LATER,
   settlement: { mode: 'AUTO_WITHDRAW', asset: 'USDC', chain: 'BASE', destination_address: ADDRESS },
   user: { email: 'ada@example.com' },
+  amount_ngn: '150000.00',
+  payer_name: 'Adaeze Okafor',
   created_at: AT,
   updated_at: AT,
 };
@@ -63,6 +65,7 @@ export const DEPOSIT = {
   status: 'SETTLED',
   failure_reason: null,
   flag_reason: null,
+  payer: { account_name: 'OKAFOR ADAEZE CHIOMA', account_number_last4: '6789', bank_code: '058' },
   created_at: AT,
   settled_at: '2026-11-25T10:01:30.000Z',
   updated_at: '2026-11-25T10:01:30.000Z',

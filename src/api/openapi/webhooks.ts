@@ -1,6 +1,6 @@
 import { EVENT_ON_ENTRY, type DepositStatus } from '../../domain/deposit-state-machine';
 import { API_KEY, DEPOSIT, WITHDRAWAL } from './examples';
-import { WITHDRAWAL_ADDRESS } from './address-book-examples';
+import { MERCHANT_SETTINGS, WITHDRAWAL_ADDRESS } from './address-book-examples';
 
 /**
  * The withdrawal events: written by the `withdrawals_status_event` trigger (payouts
@@ -189,9 +189,12 @@ export function webhooksSection() {
   ]);
   const settings = [
     SETTINGS_EVENT,
-    webhook(SETTINGS_EVENT, 'MerchantSettingsEvent', "The merchant's settings changed", {
-      require_address_book: true,
-    }),
+    webhook(
+      SETTINGS_EVENT,
+      'MerchantSettingsEvent',
+      "The merchant's settings changed",
+      MERCHANT_SETTINGS,
+    ),
   ];
   const apiKeys = Object.entries(API_KEY_EVENTS).map(([event, [revokedAt, summary]]) => [
     event,

@@ -23,6 +23,14 @@ export const DepositResponse = Type.Object(
     status: Type.String({ enum: [...DEPOSIT_STATUSES] }),
     failure_reason: NullableString(),
     flag_reason: NullableString(),
+    payer: Type.Object(
+      {
+        account_name: NullableString({ description: 'As the bank gave it' }),
+        account_number_last4: NullableString({ description: 'Never the full number' }),
+        bank_code: NullableString(),
+      },
+      { description: "The payer's bank account as the bank reported it; null fields when unknown" },
+    ),
     created_at: Type.String({ format: 'date-time' }),
     settled_at: NullableString({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
@@ -77,6 +85,19 @@ export const SimulateDepositBody = Type.Object(
         maxLength: 128,
         description: 'Generated (SBX-...) when absent; a repeat replays the existing deposit',
       }),
+    ),
+    payer: Type.Optional(
+      Type.Object(
+        {
+          account_name: Type.Optional(Type.String({ maxLength: 200 })),
+          account_number: Type.Optional(Type.String({ pattern: '^[0-9]{10}$' })),
+          bank_code: Type.Optional(Type.String({ maxLength: 16 })),
+        },
+        {
+          additionalProperties: false,
+          description: 'The payer; made up from the bank reference when absent (or per field)',
+        },
+      ),
     ),
   },
   { additionalProperties: false },

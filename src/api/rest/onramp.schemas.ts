@@ -10,6 +10,19 @@ export const CreateOnrampBody = Type.Object(
     rate_id: Type.Optional(
       Type.String({ maxLength: 100, description: 'Required for THROWAWAY and EPHEMERAL' }),
     ),
+    amount_ngn: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description:
+          'The amount expected (NGN decimal string, 2 places at most); THROWAWAY and EPHEMERAL only. Checked against the underpayment and overpayment settings',
+      }),
+    ),
+    payer_name: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description: 'The name the transfer is expected from (checked when payer_name_check is on)',
+      }),
+    ),
     settlement: Type.Object(
       {
         mode: Type.String({ enum: ['AUTO_WITHDRAW', 'MERCHANT_BALANCE'] }),
@@ -45,6 +58,10 @@ const onrampFields = {
     destination_address: Type.Optional(Type.String()),
   }),
   user: Type.Object({ email: Type.String() }),
+  amount_ngn: Nullable(
+    Type.String({ description: 'The amount expected (NGN, 2 decimals); null when not set' }),
+  ),
+  payer_name: Nullable(Type.String({ description: 'The payer expected; null when not set' })),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 };

@@ -2,6 +2,7 @@ import type { Onramp } from '../../db/entities/onramp.entity';
 import { onrampStatusAt } from '../../domain/onramp-status';
 import type { Rate } from '../../db/entities/rate.entity';
 import type { MerchantBalance } from '../../ledger';
+import { dec } from '../../domain/money';
 
 /** REST shapes (snake_case). Rates are JSON numbers as the spec shows; money amounts elsewhere are strings. */
 export function presentRate(rate: Rate) {
@@ -44,6 +45,8 @@ export function presentOnramp(onramp: Onramp, now: Date) {
             destination_address: onramp.destinationAddress ?? undefined,
           },
     user: { email: onramp.userEmail },
+    amount_ngn: onramp.amountNgn === null ? null : dec(onramp.amountNgn).toFixed(2),
+    payer_name: onramp.payerName,
     created_at: onramp.createdAt.toISOString(),
     updated_at: onramp.updatedAt.toISOString(),
   };

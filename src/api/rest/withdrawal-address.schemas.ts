@@ -1,4 +1,10 @@
 import { Type } from 'typebox';
+import {
+  AmountRulePatch,
+  AmountRuleResponse,
+  PayerNameCheckPatch,
+  PayerNameCheckResponse,
+} from './payment-rules.schemas';
 import { PageQuery, Pagination } from './onramp.schemas';
 import { refTo } from './schemas';
 
@@ -58,11 +64,19 @@ export const MerchantSettingsResponse = Type.Object(
       description:
         'Withdrawals only to ACTIVE address book entries. Never set: on in production, off in the sandbox (the value shown is the one that applies)',
     }),
+    underpayment: AmountRuleResponse,
+    overpayment: AmountRuleResponse,
+    payer_name_check: PayerNameCheckResponse,
   },
   { $id: 'MerchantSettings', description: "The merchant's own settings (effective values)" },
 );
 
 export const MerchantSettingsPatchBody = Type.Object(
-  { require_address_book: Type.Optional(Type.Boolean()) },
+  {
+    require_address_book: Type.Optional(Type.Boolean()),
+    underpayment: Type.Optional(AmountRulePatch),
+    overpayment: Type.Optional(AmountRulePatch),
+    payer_name_check: Type.Optional(PayerNameCheckPatch),
+  },
   { additionalProperties: false },
 );

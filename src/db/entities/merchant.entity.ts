@@ -1,4 +1,4 @@
-import { Entity, Enum, PrimaryKey, Property } from '@mikro-orm/core';
+import { Entity, Enum, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
 
 export enum MerchantStatus {
   ACTIVE = 'ACTIVE',
@@ -19,6 +19,16 @@ export class Merchant {
   /** Null: the deployment's default (on in production); see `addressBookRequired`. */
   @Property({ type: 'boolean', nullable: true })
   requireAddressBook: boolean | null = null;
+
+  /** Payment rules (issue 22), null: the default (see `src/domain/payment-rules.ts`). */
+  @Property({ type: 'json', nullable: true })
+  underpayment: Opt<Record<string, unknown>> | null = null;
+
+  @Property({ type: 'json', nullable: true })
+  overpayment: Opt<Record<string, unknown>> | null = null;
+
+  @Property({ type: 'json', nullable: true })
+  payerNameCheck: Opt<Record<string, unknown>> | null = null;
 
   @Property({ type: 'timestamptz' })
   createdAt!: Date;

@@ -72,6 +72,14 @@ export class Onramp {
   @Property({ type: 'text', hidden: true })
   clientSecretHash!: string;
 
+  /** The amount the merchant expects (THROWAWAY, EPHEMERAL); null when not set. */
+  @Property({ type: 'decimal', precision: 20, scale: 2, nullable: true })
+  amountNgn: string | null = null;
+
+  /** The name the merchant expects the transfer from; null when not set. */
+  @Property({ type: 'text', nullable: true })
+  payerName: string | null = null;
+
   @Property({ type: 'timestamptz', nullable: true })
   expiresAt!: Date | null;
 

@@ -3,6 +3,7 @@ import { newSandboxBankReference } from '../../../domain/ids';
 import type { GraphQLContext } from '../context';
 import { DomainError, ErrorCode } from '../../../domain/errors';
 import { requireSecretKey } from '../../../merchants';
+import { sandboxPayer } from '../../../sandbox';
 import { DepositNode } from '../types/deposit.type';
 import {
   SandboxScenarioInput,
@@ -40,12 +41,22 @@ export class SandboxResolver {
   ): Promise<DepositNode> {
     requireSandbox(ctx);
     const { merchantId } = requireSecretKey(ctx.principal);
+    const bankReference = input.bankReference ?? newSandboxBankReference();
+    const payer = input.payer;
     const outcome = await ctx.services.ingestion.receive(
       ctx.em,
       {
         accountNumber: input.accountNumber,
         amountNgn: input.amountNgn,
-        bankReference: input.bankReference ?? newSandboxBankReference(),
+        bankReference,
+        ...sandboxPayer(
+          bankReference,
+          payer && {
+            account_name: payer.accountName,
+            account_number: payer.accountNumber,
+            bank_code: payer.bankCode,
+          },
+        ),
       },
       { merchantId },
     );

@@ -11,6 +11,7 @@ import {
   WithdrawalAddressConnectionType,
   WithdrawalAddressNode,
 } from '../types/withdrawal-address.type';
+import { amountRulePatch, nameCheckPatch } from '../types/payment-rules.type';
 
 /** The address book and the merchant's settings. Secret keys only. */
 @Resolver(() => WithdrawalAddressNode)
@@ -90,7 +91,12 @@ export class WithdrawalAddressResolver {
       await ctx.services.merchantSettings.update(
         ctx.em,
         { merchantId, keyId },
-        { require_address_book: input.requireAddressBook ?? undefined },
+        {
+          require_address_book: input.requireAddressBook ?? undefined,
+          underpayment: amountRulePatch(input.underpayment),
+          overpayment: amountRulePatch(input.overpayment),
+          payer_name_check: nameCheckPatch(input.payerNameCheck),
+        },
       ),
     );
   }

@@ -21,6 +21,16 @@ export enum DepositStatusEnum {
 }
 registerEnumType(DepositStatusEnum, { name: 'DepositStatus' });
 
+@ObjectType('DepositPayer', {
+  description: "The payer's bank account as the bank reported it; null fields when unknown.",
+})
+export class DepositPayerType {
+  @Field(() => String, { nullable: true }) accountName!: string | null;
+  @Field(() => String, { nullable: true, description: 'Never the full number.' })
+  accountNumberLast4!: string | null;
+  @Field(() => String, { nullable: true }) bankCode!: string | null;
+}
+
 @ObjectType('Deposit', {
   description: 'One NGN bank transfer into an onramp virtual account (not the on-chain transfer).',
 })
@@ -48,6 +58,7 @@ export class DepositNode {
   @Field(() => DepositStatusEnum) status!: DepositStatusEnum;
   @Field(() => String, { nullable: true }) failureReason!: string | null;
   @Field(() => String, { nullable: true }) flagReason!: string | null;
+  @Field(() => DepositPayerType) payer!: DepositPayerType;
   @Field(() => GraphQLISODateTime) createdAt!: Date;
   @Field(() => GraphQLISODateTime, { nullable: true }) settledAt!: Date | null;
   @Field(() => GraphQLISODateTime) updatedAt!: Date;
@@ -71,6 +82,11 @@ export class DepositNode {
       status: d.status as DepositStatusEnum,
       failureReason: d.failureReason,
       flagReason: d.flagReason,
+      payer: Object.assign(new DepositPayerType(), {
+        accountName: d.senderName,
+        accountNumberLast4: d.senderAccountLast4,
+        bankCode: d.senderBank,
+      }),
       createdAt: d.createdAt,
       settledAt: d.settledAt,
       updatedAt: d.updatedAt,

@@ -15,6 +15,7 @@ import {
 } from '../../../db/entities/onramp.entity';
 import { onrampStatusAt } from '../../../domain/onramp-status';
 import { PageInfoType } from './connection';
+import { dec } from '../../../domain/money';
 
 registerEnumType(OnrampType, { name: 'OnrampType' });
 registerEnumType(OnrampStatus, { name: 'OnrampStatus' });
@@ -55,6 +56,10 @@ export class OnrampNode {
   @Field(() => VirtualAccountType) virtualAccount!: VirtualAccountType;
   @Field(() => SettlementType) settlement!: SettlementType;
   @Field(() => String) userEmail!: string;
+  @Field(() => String, { nullable: true, description: 'The amount expected (NGN, 2 decimals).' })
+  amountNgn!: string | null;
+  @Field(() => String, { nullable: true, description: 'The payer expected.' })
+  payerName!: string | null;
   @Field(() => GraphQLISODateTime, { nullable: true }) expiresAt!: Date | null;
   @Field(() => GraphQLISODateTime) createdAt!: Date;
   @Field(() => GraphQLISODateTime) updatedAt!: Date;
@@ -80,6 +85,8 @@ export class OnrampNode {
         destinationAddress: onramp.destinationAddress,
       }),
       userEmail: onramp.userEmail,
+      amountNgn: onramp.amountNgn === null ? null : dec(onramp.amountNgn).toFixed(2),
+      payerName: onramp.payerName,
       expiresAt: onramp.expiresAt,
       createdAt: onramp.createdAt,
       updatedAt: onramp.updatedAt,
@@ -140,4 +147,11 @@ export class CreateOnrampInput {
   })
   rateId?: string | null;
   @Field(() => SettlementInput) settlement!: SettlementInput;
+  @Field(() => String, {
+    nullable: true,
+    description: 'The amount expected (NGN decimal string); THROWAWAY and EPHEMERAL only.',
+  })
+  amountNgn?: string | null;
+  @Field(() => String, { nullable: true, description: 'The payer expected.' })
+  payerName?: string | null;
 }

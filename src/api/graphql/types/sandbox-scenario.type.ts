@@ -94,6 +94,13 @@ export class SandboxScenarioType {
   }
 }
 
+@InputType('SimulatedPayerInput')
+export class SimulatedPayerInput {
+  @Field(() => String, { nullable: true }) accountName?: string | null;
+  @Field(() => String, { nullable: true, description: '10 digits.' }) accountNumber?: string | null;
+  @Field(() => String, { nullable: true }) bankCode?: string | null;
+}
+
 @InputType('SimulateDepositInput')
 export class SimulateDepositInput {
   @Field(() => String, { description: 'The onramp virtual account number.' })
@@ -107,4 +114,10 @@ export class SimulateDepositInput {
     description: 'Generated (SBX-...) when absent; a repeat returns the existing deposit.',
   })
   bankReference?: string | null;
+
+  @Field(() => SimulatedPayerInput, {
+    nullable: true,
+    description: 'The payer; made up from the bank reference when absent (or per field).',
+  })
+  payer?: SimulatedPayerInput | null;
 }

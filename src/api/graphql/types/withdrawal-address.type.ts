@@ -10,6 +10,12 @@ import {
 import type { WithdrawalAddressView } from '../../../payouts';
 import type { MerchantSettingsView } from '../../../merchants';
 import { PageInfoType } from './connection';
+import {
+  AmountRuleInput,
+  AmountRuleNode,
+  PayerNameCheckInput,
+  PayerNameCheckNode,
+} from './payment-rules.type';
 
 export enum WithdrawalAddressStatusEnum {
   PENDING = 'PENDING',
@@ -78,9 +84,16 @@ export class MerchantSettingsNode {
   })
   requireAddressBook!: boolean;
 
+  @Field(() => AmountRuleNode) underpayment!: AmountRuleNode;
+  @Field(() => AmountRuleNode) overpayment!: AmountRuleNode;
+  @Field(() => PayerNameCheckNode) payerNameCheck!: PayerNameCheckNode;
+
   static from(view: MerchantSettingsView): MerchantSettingsNode {
     return Object.assign(new MerchantSettingsNode(), {
       requireAddressBook: view.require_address_book,
+      underpayment: AmountRuleNode.from(view.underpayment),
+      overpayment: AmountRuleNode.from(view.overpayment),
+      payerNameCheck: PayerNameCheckNode.from(view.payer_name_check),
     });
   }
 }
@@ -88,4 +101,8 @@ export class MerchantSettingsNode {
 @InputType('UpdateMerchantSettingsInput', { description: 'Only the fields given change.' })
 export class UpdateMerchantSettingsInput {
   @Field(() => Boolean, { nullable: true }) requireAddressBook?: boolean | null;
+  @Field(() => AmountRuleInput, { nullable: true }) underpayment?: AmountRuleInput | null;
+  @Field(() => AmountRuleInput, { nullable: true }) overpayment?: AmountRuleInput | null;
+  @Field(() => PayerNameCheckInput, { nullable: true })
+  payerNameCheck?: PayerNameCheckInput | null;
 }

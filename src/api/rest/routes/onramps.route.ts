@@ -37,6 +37,8 @@ export const onrampRoutes =
           type: body.type,
           user: body.user,
           rateId: body.rate_id,
+          amountNgn: body.amount_ngn,
+          payerName: body.payer_name,
           settlement: {
             mode: body.settlement.mode,
             asset: body.settlement.asset,

@@ -6,6 +6,7 @@ import { DomainError, ErrorCode } from '../../../domain/errors';
 import { errorResponses, refTo } from '../schemas';
 import { DepositResponse, SimulateDepositBody, SimulateReversalBody } from '../deposit.schemas';
 import { publicDeposit } from '../../../deposits';
+import { sandboxPayer } from '../../../sandbox';
 
 /** A bank reference for a simulated transfer that names none. */
 
@@ -38,12 +39,14 @@ export const sandboxRoutes =
       async (request, reply) => {
         const { merchantId } = requireSecretKey(request.principal!);
         const body = request.body;
+        const bankReference = body.bank_reference ?? newSandboxBankReference();
         const outcome = await services.ingestion.receive(
           request.em,
           {
             accountNumber: body.account_number,
             amountNgn: String(body.amount_ngn),
-            bankReference: body.bank_reference ?? newSandboxBankReference(),
+            bankReference,
+            ...sandboxPayer(bankReference, body.payer),
           },
           { merchantId },
         );
