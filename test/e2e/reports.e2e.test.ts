@@ -78,7 +78,11 @@ describe('reconciliation exports end to end', () => {
         bank_reference: api.bank_reference,
         created_at: api.created_at,
         lagos_date: today,
+        payer_account_name: api.payer.account_name,
+        payer_account_number_last4: api.payer.account_number_last4,
+        payer_bank_code: api.payer.bank_code,
       });
+      expect(api.payer.account_number_last4).toMatch(/^\d{4}$/);
     }
 
     const ledger = await get(`/v1/reports/ledger.csv?from=${today}&to=${today}`);

@@ -4716,8 +4716,8 @@ export interface operations {
         };
         content: {
           /**
-           * @example deposit_id,created_at,lagos_date,status,amount_ngn,amount_asset,asset,chain,rate_id,onramp_id,payment_reference,bank_reference,user_email,tx_hash,flag_reason,failure_reason,settled_at,updated_at
-           *     dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y,2026-11-25T10:00:00.000Z,2026-11-25,SETTLED,150000.00,94.464000,USDC,BASE,rate_01JDQX3K9V6Y2M8N4P5R7S1T0W,onr_01JDQX4B2C3D4E5F6G7H8J9K0M,order-1042,NIP-88210443,ada@example.com,0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b,,,2026-11-25T10:25:00.000Z,2026-11-25T10:25:00.000Z
+           * @example deposit_id,created_at,lagos_date,status,amount_ngn,amount_asset,asset,chain,rate_id,onramp_id,payment_reference,bank_reference,user_email,payer_account_name,payer_account_number_last4,payer_bank_code,tx_hash,flag_reason,failure_reason,settled_at,updated_at
+           *     dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y,2026-11-25T10:00:00.000Z,2026-11-25,SETTLED,150000.00,94.464000,USDC,BASE,rate_01JDQX3K9V6Y2M8N4P5R7S1T0W,onr_01JDQX4B2C3D4E5F6G7H8J9K0M,order-1042,NIP-88210443,ada@example.com,OKAFOR ADAEZE CHIOMA,6789,058,0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b,,,2026-11-25T10:25:00.000Z,2026-11-25T10:25:00.000Z
            */
           'text/csv': string;
         };

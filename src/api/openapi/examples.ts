@@ -178,8 +178,8 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     parameters: { from: '2026-11-01', to: '2026-11-30' },
     responses: {
       200:
-        'deposit_id,created_at,lagos_date,status,amount_ngn,amount_asset,asset,chain,rate_id,onramp_id,payment_reference,bank_reference,user_email,tx_hash,flag_reason,failure_reason,settled_at,updated_at\r\n' +
-        `${DEPOSIT_ID},${AT},2026-11-25,SETTLED,150000.00,94.464000,USDC,BASE,${RATE_ID},${ONRAMP_ID},order-1042,NIP-88210443,ada@example.com,${TX_HASH},,,${LATER},${LATER}\r\n`,
+        'deposit_id,created_at,lagos_date,status,amount_ngn,amount_asset,asset,chain,rate_id,onramp_id,payment_reference,bank_reference,user_email,payer_account_name,payer_account_number_last4,payer_bank_code,tx_hash,flag_reason,failure_reason,settled_at,updated_at\r\n' +
+        `${DEPOSIT_ID},${AT},2026-11-25,SETTLED,150000.00,94.464000,USDC,BASE,${RATE_ID},${ONRAMP_ID},order-1042,NIP-88210443,ada@example.com,OKAFOR ADAEZE CHIOMA,6789,058,${TX_HASH},,,${LATER},${LATER}\r\n`,
     },
   },
   exportLedgerCsv: {
