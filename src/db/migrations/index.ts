@@ -16,6 +16,7 @@ import { Migration20261125100100_api_key_scopes } from './Migration2026112510010
 import { Migration20261125100200_webhook_endpoints } from './Migration20261125100200_webhook_endpoints';
 import { Migration20261125100300_withdrawal_addresses } from './Migration20261125100300_withdrawal_addresses';
 import { Migration20261125100400_report_indexes } from './Migration20261125100400_report_indexes';
+import { Migration20261125110200_deposit_returns } from './Migration20261125110200_deposit_returns';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
@@ -69,5 +70,9 @@ export const migrationsList = [
   {
     name: 'Migration20261125100400_report_indexes',
     class: Migration20261125100400_report_indexes,
+  },
+  {
+    name: 'Migration20261125110200_deposit_returns',
+    class: Migration20261125110200_deposit_returns,
   },
 ];
