@@ -107,6 +107,8 @@ export const configSchema = z.object({
   SANDBOX_FX_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   JOB_POLL_MS: positiveInt(1000),
   /** How often the job runner expires short-lived onramps past their TTL (reads are exact anyway). */
+  /** How often the runner sends returns to the payer whose notice it missed (safety net). */
+  RETURN_SWEEP_SECONDS: positiveInt(5),
   EXPIRY_SWEEP_SECONDS: positiveInt(30),
   /**
    * Chains: unset RPC URLs mean the local anvil chains `npm start` runs (it fills these in for

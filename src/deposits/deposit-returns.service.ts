@@ -53,7 +53,11 @@ export class DepositReturnService {
   }
 
   /** The merchant's `POST /v1/deposits/{id}/return`: its own FLAGGED deposit only. */
-  async returnForMerchant(em: EntityManager, merchantId: string, depositId: string): Promise<Deposit> {
+  async returnForMerchant(
+    em: EntityManager,
+    merchantId: string,
+    depositId: string,
+  ): Promise<Deposit> {
     return retryOnConflict(() =>
       em.fork().transactional(async (tx) => {
         const found = await tx.findOne(Deposit, { id: depositId, merchantId }, { fields: ['id'] });

@@ -41,21 +41,51 @@ export class ReturnSender {
     private readonly logger?: Logger,
   ) {}
 
+  private running: Promise<void> | null = null;
+  private again = false;
+
+  /**
+   * A RETURNING notice's wake-up: sends what is due now; wakes during a run coalesce into one
+   * more run (the sweep job is the safety net for a missed notice).
+   */
+  wake(openEm: () => EntityManager): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          while ((await this.sendDue(openEm())) > 0);
+        } while (this.again);
+      } catch (error) {
+        this.logger?.warn({ err: error }, 'sending returns failed; the sweep retries');
+      } finally {
+        this.running = null;
+      }
+    })();
+    return this.running;
+  }
+
   /** Sends every due attempt; answers how many it handled (0: nothing due). */
   async sendDue(em: EntityManager): Promise<number> {
     const claimed = await this.claim(em);
     for (const attempt of claimed) {
       let outcome: ReturnOutcome;
       try {
-        outcome = await this.bank.sendReturn({
-          depositId: attempt.deposit_id,
-          merchantId: attempt.merchant_id,
-          amountNgn: dec(attempt.amount_ngn).minus(dec(attempt.fee_ngn)).toFixed(2),
-          toAccount: attempt.to_account,
-          bankCode: attempt.bank_code,
-          name: attempt.name,
-          reference: attempt.id,
-        }, em);
+        outcome = await this.bank.sendReturn(
+          {
+            depositId: attempt.deposit_id,
+            merchantId: attempt.merchant_id,
+            amountNgn: dec(attempt.amount_ngn).minus(dec(attempt.fee_ngn)).toFixed(2),
+            toAccount: attempt.to_account,
+            bankCode: attempt.bank_code,
+            name: attempt.name,
+            reference: attempt.id,
+          },
+          em,
+        );
       } catch (error) {
         // Transport trouble: the claim expires and the sweep tries again, same reference.
         this.logger?.warn({ err: error, returnId: attempt.id }, 'bank return call failed');

@@ -47,7 +47,11 @@ export function planResolution(facts: ResolutionFacts, resolution: Resolution): 
   }
   const to = resolution === 'settle' ? 'PENDING_FX' : 'RETURNING';
   if (!facts.converted) {
-    return { unwind: false, release: false, to: facts.reversed && to === 'RETURNING' ? 'FAILED' : to };
+    return {
+      unwind: false,
+      release: false,
+      to: facts.reversed && to === 'RETURNING' ? 'FAILED' : to,
+    };
   }
 
   const payout = facts.latestPayout;

@@ -19,9 +19,7 @@ export interface OutboundReturn {
  * the attempt retried with the same reference.
  */
 export type ReturnOutcome =
-  | { outcome: 'completed' }
-  | { outcome: 'accepted' }
-  | { outcome: 'refused'; reason: string };
+  { outcome: 'completed' } | { outcome: 'accepted' } | { outcome: 'refused'; reason: string };
 
 /**
  * The bank's outbound side: called outside any database transaction. `em` is a plain

@@ -18,11 +18,13 @@ export class SandboxBankTransfers implements BankTransfers {
   async sendReturn(transfer: OutboundReturn, em: EntityManager): Promise<ReturnOutcome> {
     const known = this.seen.get(transfer.reference);
     if (known) return known;
-    const scenario = await em.fork().findOne(
-      SandboxScenario,
-      { merchantId: transfer.merchantId },
-      { fields: ['merchantId', 'returnFailure'] },
-    );
+    const scenario = await em
+      .fork()
+      .findOne(
+        SandboxScenario,
+        { merchantId: transfer.merchantId },
+        { fields: ['merchantId', 'returnFailure'] },
+      );
     const outcome: ReturnOutcome = scenario?.returnFailure
       ? { outcome: 'refused', reason: 'sandbox scenario: the bank refused the return' }
       : { outcome: 'completed' };

@@ -82,12 +82,17 @@ export class Migration20261125110200_deposit_returns extends Migration {
     this.addSql(`
       create unique index deposit_returns_one_open_idx on deposit_returns (deposit_id)
         where status in ('PENDING', 'SENT');`);
+    // RETURNED is terminal: its NGN leaves the ledger once, whatever retries or crashes do.
+    this.addSql(`
+      create unique index ledger_transactions_returned_once on ledger_transactions (deposit_id)
+        where kind = 'deposit_returned';`);
     this.addSql(`
       create index deposit_returns_due_idx on deposit_returns (next_attempt_at)
         where status in ('PENDING', 'SENT');`);
   }
 
   override async down(): Promise<void> {
+    this.addSql('drop index if exists ledger_transactions_returned_once;');
     this.addSql('drop table if exists deposit_returns;');
     this.addSql('alter table sandbox_scenarios drop column if exists return_failure;');
     this.addSql(movedFunction(MOVED));
