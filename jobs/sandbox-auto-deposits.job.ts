@@ -1,3 +1,4 @@
+import { SANDBOX_PAYER } from '../src/sandbox';
 import type { JobDefinition } from './job';
 
 /**
@@ -17,6 +18,7 @@ export const sandboxAutoDepositsJob: JobDefinition = {
           accountNumber: transfer.accountNumber,
           amountNgn: transfer.amountNgn,
           bankReference: `AUTO-${transfer.onrampId}`,
+          ...SANDBOX_PAYER,
           senderName: 'Sandbox Auto Deposit',
         });
       } catch (error) {

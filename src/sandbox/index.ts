@@ -8,3 +8,4 @@ export {
   RATE_SOURCE_DOWN_SINCE_SQL,
   riskRejectScenario,
 } from './scenario-reads';
+export { SANDBOX_PAYER } from './sandbox-payer';

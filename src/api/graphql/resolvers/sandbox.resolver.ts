@@ -1,5 +1,6 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import { newSandboxBankReference } from '../../../domain/ids';
+import { SANDBOX_PAYER } from '../../../sandbox';
 import type { GraphQLContext } from '../context';
 import { DomainError, ErrorCode } from '../../../domain/errors';
 import { requireSecretKey } from '../../../merchants';
@@ -45,6 +46,7 @@ export class SandboxResolver {
       {
         accountNumber: input.accountNumber,
         amountNgn: input.amountNgn,
+        ...SANDBOX_PAYER,
         bankReference: input.bankReference ?? newSandboxBankReference(),
       },
       { merchantId },

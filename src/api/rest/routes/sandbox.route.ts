@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { newSandboxBankReference } from '../../../domain/ids';
+import { SANDBOX_PAYER } from '../../../sandbox';
 import type { Services } from '../../../container';
 import { requireSecretKey } from '../../../merchants';
 import { DomainError, ErrorCode } from '../../../domain/errors';
@@ -43,6 +44,7 @@ export const sandboxRoutes =
           {
             accountNumber: body.account_number,
             amountNgn: String(body.amount_ngn),
+            ...SANDBOX_PAYER,
             bankReference: body.bank_reference ?? newSandboxBankReference(),
           },
           { merchantId },
