@@ -82,7 +82,7 @@ export const depositRoutes =
           summary: 'Send a FLAGGED deposit back to its payer (answers it RETURNING)',
           tags: ['deposits'],
           params: IdParams,
-          response: { 200: refTo(DepositResponse), ...errorResponses(403, 404, 422) },
+          response: { 200: refTo(DepositResponse), ...errorResponses(400, 403, 404) },
         },
       },
       async (request) => {
