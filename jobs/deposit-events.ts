@@ -18,6 +18,7 @@ export function listenForDepositEvents(
   onWebhookDue: () => void,
   onDepositPending: () => void,
   onPayoutPending: (chain: string | undefined) => void,
+  onReturnDue: () => void = () => undefined,
 ): PgListener {
   return new PgListener({
     databaseUrl,
@@ -37,6 +38,8 @@ export function listenForDepositEvents(
       const deposit = DEPOSIT_EVENTS.parse(payload);
       if (!deposit?.depositId) return log.warn({ channel, payload }, 'unreadable notice');
       if (deposit.status === 'PENDING_FX') onDepositPending();
+      // A return started (by a merchant, the operator or a rule): send it now.
+      if (deposit.status === 'RETURNING') onReturnDue();
     },
   });
 }

@@ -8,6 +8,7 @@ import { processPayoutsJob } from './process-payouts.job';
 import { deliverWebhooksJob } from './deliver-webhooks.job';
 import { pruneDashboardSessionsJob } from './prune-dashboard-sessions.job';
 import { announceWithdrawalAddressesJob } from './announce-withdrawal-addresses.job';
+import { sendReturnsJob } from './send-returns.job';
 import type { JobDefinition } from './job';
 
 export const jobs: JobDefinition[] = [
@@ -21,4 +22,5 @@ export const jobs: JobDefinition[] = [
   deliverWebhooksJob,
   pruneDashboardSessionsJob,
   announceWithdrawalAddressesJob,
+  sendReturnsJob,
 ];

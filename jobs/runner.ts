@@ -139,6 +139,7 @@ async function main(): Promise<void> {
     () => void webhooks.wake(),
     () => void settlement.wake(),
     signPending,
+    () => void services.returnSender.wake(() => orm.em.fork()),
   );
   await depositEvents.start();
   // Payouts are confirmed block by block; the process-payouts sweep only repairs.

@@ -1,3 +1,4 @@
+import { sandboxPayer } from '../src/sandbox';
 import type { JobDefinition } from './job';
 
 /**
@@ -17,7 +18,8 @@ export const sandboxAutoDepositsJob: JobDefinition = {
           accountNumber: transfer.accountNumber,
           amountNgn: transfer.amountNgn,
           bankReference: `AUTO-${transfer.onrampId}`,
-          senderName: 'Sandbox Auto Deposit',
+          // A payer as a real bank names one (so the deposit can be returned).
+          ...sandboxPayer(`AUTO-${transfer.onrampId}`),
         });
       } catch (error) {
         deps.log.warn({ err: error, onrampId: transfer.onrampId }, 'auto deposit failed');

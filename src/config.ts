@@ -73,6 +73,11 @@ export const configSchema = z.object({
   VA_BANK_NAME: z.string().min(1).max(100).default('Wema Bank'),
   /** Deposit limits in USD at the applied rate (spec: 1,000 / 10,000 / 100,000 per Lagos day). */
   DEPOSIT_LIMIT_USD: usdAmount('1000'),
+  /** Flat NGN the operator keeps from each deposit returned to its payer (at most the deposit). */
+  RETURN_FEE_NGN: z
+    .string()
+    .regex(/^[0-9]{1,12}(\.[0-9]{1,2})?$/, 'must be an NGN amount such as 0 or 100.50')
+    .default('0'),
   MERCHANT_DAILY_LIMIT_USD: usdAmount('10000'),
   SYSTEM_DAILY_LIMIT_USD: usdAmount('100000'),
   /**
@@ -102,6 +107,8 @@ export const configSchema = z.object({
   SANDBOX_FX_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   JOB_POLL_MS: positiveInt(1000),
   /** How often the job runner expires short-lived onramps past their TTL (reads are exact anyway). */
+  /** How often the runner sends returns to the payer whose notice it missed (safety net). */
+  RETURN_SWEEP_SECONDS: positiveInt(5),
   EXPIRY_SWEEP_SECONDS: positiveInt(30),
   /**
    * Chains: unset RPC URLs mean the local anvil chains `npm start` runs (it fills these in for

@@ -37,6 +37,9 @@ import { OperatorTokenService } from './operator';
 import { OperatorService } from './operator';
 import { TreasuryService } from './ledger';
 import { DepositResolutionService } from './deposits';
+import { DepositReturnService, ReturnSender } from './deposits';
+import type { BankTransfers } from './adapters/bank/bank-transfers';
+import { SandboxBankTransfers } from './adapters/bank/sandbox-bank-transfers';
 import { HttpWebhookSender, resolvesToPublicOnly } from './adapters/webhook/webhook-sender';
 import { webhookEnvelope } from './webhooks';
 import { VERSION } from './version';
@@ -57,6 +60,10 @@ export interface Services {
   idempotency: IdempotencyService;
   ledger: LedgerService;
   depositTransitions: DepositTransitions;
+  /** Returns to the payer: started in a transaction (merchant, operator, rules). */
+  returns: DepositReturnService;
+  /** Sends started returns to the bank; run by the job runner only. */
+  returnSender: ReturnSender;
   ingestion: DepositIngestionService;
   settlement: DepositSettlementService;
   reversals: DepositReversalService;
@@ -94,6 +101,8 @@ export interface ServiceAdapters {
   chains?: ChainRegistry;
   /** Where the risk blocklist reports a file that stopped parsing (it keeps the last list). */
   onBlocklistError?: (error: unknown) => void;
+  /** The bank's outbound transfers (returns to the payer); the sandbox bank by default. */
+  bankTransfers?: BankTransfers;
   /** Where webhooks are sent (default: HTTP with the configured timeout). */
   webhookSender?: WebhookSender;
   /** DNS check of a webhook host when it is set (default: the system resolver). */
@@ -131,6 +140,7 @@ export function createServices(
   });
   const ledger = new LedgerService(clock);
   const depositTransitions = new DepositTransitions(clock, ledger);
+  const returns = new DepositReturnService(clock, depositTransitions, dec(config.RETURN_FEE_NGN));
   const limits = {
     perDepositUsd: dec(config.DEPOSIT_LIMIT_USD),
     merchantDailyUsd: dec(config.MERCHANT_DAILY_LIMIT_USD),
@@ -196,7 +206,14 @@ export function createServices(
     }),
     ledger,
     depositTransitions,
-    ingestion: new DepositIngestionService(clock, limits, ledger),
+    returns,
+    returnSender: new ReturnSender(
+      clock,
+      ledger,
+      depositTransitions,
+      adapters.bankTransfers ?? new SandboxBankTransfers(),
+    ),
+    ingestion: new DepositIngestionService(clock, limits, ledger, returns),
     settlement: new DepositSettlementService(
       clock,
       ledger,
@@ -262,7 +279,7 @@ export function createServices(
       clock,
       auditLog,
       merchants,
-      new DepositResolutionService(clock, ledger, depositTransitions),
+      new DepositResolutionService(clock, ledger, depositTransitions, returns),
       reversals,
       webhookLog,
       operatorTokens,

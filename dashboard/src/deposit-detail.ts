@@ -5,6 +5,7 @@ import { gql } from './api.js';
 import { DEPOSIT_QUERY } from './documents.js';
 import { byId, h, Messages, setText } from './dom.js';
 import { orDash, timeElement } from './format.js';
+import { returnToPayerButton } from './return-to-payer.js';
 import type { Deposit } from './deposits.js';
 
 interface StatusChange {
@@ -131,7 +132,7 @@ export class DepositDetailSection {
   private render(d: DepositDetail): void {
     const rows: [string, Node | string][] = [
       ['Deposit ID', d.depositId],
-      ['Status', d.status],
+      ['Status', this.statusNode(d)],
       ['Amount (NGN)', d.amountNgn],
       ['Amount', d.amountAsset ? `${d.amountAsset} ${d.asset ?? ''}`.trim() : '—'],
       ['Chain', orDash(d.chain)],
@@ -164,6 +165,16 @@ export class DepositDetailSection {
           )
         : [h('li', { class: 'muted' }, 'No status changes recorded.')]),
     );
+  }
+
+  private statusNode(d: DepositDetail): Node | string {
+    const action = returnToPayerButton(
+      d.depositId,
+      d.status,
+      this.messages,
+      () => void this.refresh(),
+    );
+    return action ? h('span', {}, `${d.status} `, action) : d.status;
   }
 
   private txNode(d: DepositDetail): Node | string {

@@ -45,6 +45,10 @@ export const DEPOSIT_QUERY = `query DashboardDeposit($id: ID!) {
 }`;
 
 /** The live table's subscription (graphql-ws): every deposit of the merchant as it changes. */
+export const RETURN_DEPOSIT_MUTATION = `mutation DashboardReturnDeposit($id: ID!) {
+  returnDeposit(id: $id) { status }
+}`;
+
 export const DEPOSIT_UPDATED_SUBSCRIPTION = `subscription DashboardDepositUpdated {
   depositUpdated { ${DEPOSIT_FIELDS} }
 }`;

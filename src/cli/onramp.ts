@@ -191,11 +191,14 @@ export function buildCli({ json = false } = {}): Command {
   deposits
     .command('resolve')
     .description(
-      'Resolve a FLAGGED deposit: --settle converts it at the current rate (PENDING_FX), --return sends the NGN back (FAILED)',
+      'Resolve a FLAGGED deposit: --settle converts it at the current rate (PENDING_FX), --return sends the NGN back to the payer (RETURNING; also retries a RETURN_FAILED one)',
     )
     .argument('<depositId>', 'deposit id (dep_...)')
     .option('--settle', 'move to PENDING_FX at the current rate')
-    .option('--return', "move to FAILED 'Returned to sender after review'")
+    .option(
+      '--return',
+      'send the NGN back to the payer (RETURNING, then RETURNED once the bank confirms)',
+    )
     .option('--json', 'print the REST Deposit')
     .action(async function (
       this: Command,

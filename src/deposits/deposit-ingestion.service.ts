@@ -28,6 +28,7 @@ import {
 } from '../domain/deposit-rules';
 import type { DepositView } from './deposit-view';
 import { parseInboundTransfer, type InboundTransfer } from './inbound-transfer';
+import type { DepositReturnService } from './deposit-returns.service';
 import { insertDeposit, type NewDeposit } from './new-deposit';
 
 export { parseInboundTransfer, type InboundTransfer } from './inbound-transfer';
@@ -63,6 +64,8 @@ export class DepositIngestionService {
     private readonly clock: Clock,
     private readonly limits: DepositLimits,
     private readonly ledger: LedgerService,
+    /** Starts the returns a payment rule asks for (absent: such deposits stay FLAGGED). */
+    private readonly returns?: DepositReturnService,
   ) {}
 
   async receive(
@@ -178,10 +181,13 @@ export class DepositIngestionService {
       depositId: deposit.id,
       postings: transfer(OPERATOR.ngnBank, ngnHoldingOf(deposit.status, false)!, amountNgn),
     });
-    // A payment rule whose action is `return` flags the deposit (`decision.returnToPayer`) and
-    // sends the money back in this transaction. Until returns exist the settings refuse
-    // `return`, so no decision asks for it; the merge with returns calls
-    // `startReturns(tx, [deposit.id], decision.flagReason, 'system')` here.
+    // A payment rule whose action is `return` flags the deposit with its reason, then starts the
+    // return in this transaction (the runner sends it). A transfer whose paying account the bank
+    // did not name cannot go back: it stays FLAGGED for the merchant or the operator.
+    if (decision.status === 'FLAGGED' && decision.returnToPayer && deposit.senderAccount) {
+      await this.returns?.startReturns(tx, [deposit.id], decision.flagReason, 'payment_rules');
+      if (this.returns) deposit.status = 'RETURNING';
+    }
     // A THROWAWAY takes one transfer: the first completes it and starts its account's cooldown.
     if (onramp.type === 'THROWAWAY' && onrampStatusAt(onramp, at) === 'ACTIVE') {
       await completeThrowaway(tx, onramp.id, now);

@@ -17,11 +17,13 @@ import { newId } from '../domain/ids';
 import { OPERATOR, transfer } from '../domain/ledger';
 import { dec } from '../domain/money';
 import type { DepositTransitions } from './deposit-transitions';
+import type { DepositReturnService } from './deposit-returns.service';
 
 /**
  * Manual resolution of FLAGGED deposits (docs/api.md, "Deposits"): to PENDING_FX at the current rate, from
- * where the job runner converts it like any other deposit, or to FAILED 'Returned to sender
- * after review'. A deposit FLAGGED after FX first has its conversion unwound (see
+ * where the job runner converts it like any other deposit, or back to the payer (RETURNING,
+ * sent by the runner; FAILED 'Returned to sender after review' only when the bank already
+ * reversed the transfer). A deposit FLAGGED after FX first has its conversion unwound (see
  * `planResolution`), so both ways start from NGN held in suspense.
  */
 export class DepositResolutionService {
@@ -29,10 +31,23 @@ export class DepositResolutionService {
     private readonly clock: Clock,
     private readonly ledger: LedgerService,
     private readonly transitions: DepositTransitions,
+    private readonly returns: DepositReturnService,
   ) {}
 
   /** The deposit must be row-locked in `tx`. */
-  async resolveLocked(tx: EntityManager, deposit: Deposit, resolution: Resolution): Promise<void> {
+  async resolveLocked(
+    tx: EntityManager,
+    deposit: Deposit,
+    resolution: Resolution,
+    actor = 'operator',
+  ): Promise<void> {
+    // The operator tries a refused return again (RETURN_FAILED -> RETURNING).
+    if (resolution === 'return' && deposit.status === 'RETURN_FAILED') {
+      await this.returns.startReturns(tx, [deposit.id], REASON.returnedToSender, actor, {
+        allowRetry: true,
+      });
+      return;
+    }
     const payout = await this.latestPayout(tx, deposit.id);
     const facts: ResolutionFacts = {
       status: deposit.status,
@@ -59,7 +74,11 @@ export class DepositResolutionService {
       deposit.amountAsset = quoted;
       deposit.limitUsd = quoted;
       await this.transitions.moveTo(tx, deposit, 'PENDING_FX');
+    } else if (plan.to === 'RETURNING') {
+      // Unwound if it was converted: its NGN is in suspense again and goes back to the payer.
+      await this.returns.startReturns(tx, [deposit.id], REASON.returnedToSender, actor);
     } else {
+      // The bank reversed it: the payer already has the NGN, nothing to send.
       await this.transitions.moveTo(tx, deposit, 'FAILED', { reason: REASON.returnedToSender });
     }
   }

@@ -26,3 +26,5 @@ export { BlocklistFile, RiskReviewService } from './risk-review.service';
 export { SettlementDrain } from './settlement-drain';
 export { reportSettled } from './settlement-observer';
 export type { SettledDeposit, SettlementObserver } from './settlement-observer';
+export { DepositReturnService } from './deposit-returns.service';
+export { ReturnSender } from './return-sender';

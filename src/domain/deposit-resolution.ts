@@ -20,12 +20,13 @@ export interface ResolutionFacts {
  *   held in NGN suspense again, so the deposit is an unconverted FLAGGED deposit once more;
  * - `release`: the USD held in suspense becomes the operator's (the bank already returned the
  *   NGN to the sender and the operator booked that loss);
- * - then the move: to PENDING_FX (converted again at the current rate) or FAILED.
+ * - then the move: to PENDING_FX (converted again at the current rate), RETURNING (sent back
+ *   to the payer) or, when the bank already reversed the transfer, FAILED.
  */
 export interface ResolutionPlan {
   unwind: boolean;
   release: boolean;
-  to: 'PENDING_FX' | 'FAILED';
+  to: 'PENDING_FX' | 'RETURNING' | 'FAILED';
 }
 
 export class ResolutionRefused extends Error {
@@ -44,8 +45,14 @@ export function planResolution(facts: ResolutionFacts, resolution: Resolution): 
       `Only FLAGGED deposits can be resolved; this one is ${facts.status}`,
     );
   }
-  const to = resolution === 'settle' ? 'PENDING_FX' : 'FAILED';
-  if (!facts.converted) return { unwind: false, release: false, to };
+  const to = resolution === 'settle' ? 'PENDING_FX' : 'RETURNING';
+  if (!facts.converted) {
+    return {
+      unwind: false,
+      release: false,
+      to: facts.reversed && to === 'RETURNING' ? 'FAILED' : to,
+    };
+  }
 
   const payout = facts.latestPayout;
   if (payout && (payout.status === 'PENDING' || payout.status === 'SIGNED')) {
@@ -60,7 +67,7 @@ export function planResolution(facts: ResolutionFacts, resolution: Resolution): 
       );
     }
     // The sender has the NGN back from the bank; whatever USD is still held is the operator's.
-    return { unwind: false, release: holdsUsdInSuspense(facts), to };
+    return { unwind: false, release: holdsUsdInSuspense(facts), to: 'FAILED' };
   }
   if (!holdsUsdInSuspense(facts)) {
     throw new ResolutionRefused(

@@ -14,6 +14,9 @@ export const DEPOSIT_STATUSES = [
   'FAILED',
   'FLAGGED',
   'REVERSED',
+  'RETURNING',
+  'RETURNED',
+  'RETURN_FAILED',
 ] as const;
 export type DepositStatus = (typeof DEPOSIT_STATUSES)[number];
 
@@ -32,9 +35,16 @@ export const DEPOSIT_TRANSITIONS: Readonly<Record<DepositStatus, readonly Deposi
   // Confirmed on-chain: SETTLED; risk rejection, chain outage past its maximum, reversal: FLAGGED.
   PENDING_WITHDRAWAL: ['SETTLED', 'FLAGGED'],
   SETTLED: ['REVERSED'],
-  FLAGGED: ['PENDING_FX', 'FAILED'],
+  // FAILED stays for deposits the bank reversed (the sender already has the NGN back); every
+  // other operator or merchant return sends the NGN back through RETURNING.
+  FLAGGED: ['PENDING_FX', 'FAILED', 'RETURNING'],
   FAILED: [],
   REVERSED: [],
+  // The bank confirmed the transfer back (RETURNED) or refused it (RETURN_FAILED).
+  RETURNING: ['RETURNED', 'RETURN_FAILED'],
+  RETURNED: [],
+  // Only a new attempt leaves it: the NGN waits in suspense for the operator.
+  RETURN_FAILED: ['RETURNING'],
 };
 
 /** Each entry into a status produces exactly one event of this kind (docs/api.md, "Webhooks"). */
@@ -45,6 +55,9 @@ export const EVENT_ON_ENTRY: Readonly<Record<DepositStatus, string>> = {
   FAILED: 'deposit.failed',
   FLAGGED: 'deposit.flagged',
   REVERSED: 'deposit.reversed',
+  RETURNING: 'deposit.returning',
+  RETURNED: 'deposit.returned',
+  RETURN_FAILED: 'deposit.return_failed',
 };
 
 export function isDepositStatus(value: string): value is DepositStatus {

@@ -30,7 +30,9 @@ const operator = (name: string, currency: Currency, normalSide: Side): LedgerAcc
  * the operator earns, USD converted for AUTO_WITHDRAW deposits and owed on-chain until the
  * transfer confirms, converted USD held in suspense for deposits FLAGGED after FX, and USD the
  * operator keeps when it closes a deposit whose NGN the bank already took back (it offsets the
- * reversal loss). NGN lost to reversals after payout is an expense.
+ * reversal loss). NGN lost to reversals after payout is an expense. Returns to the payer: the
+ * NGN waits in returns while the bank sends it (RETURNING), back in suspense if it refused
+ * (RETURN_FAILED); the return fee the operator keeps is income (ngn_return_fees).
  */
 export const OPERATOR = {
   ngnBank: operator('ngn_bank', 'NGN', 'DEBIT'),
@@ -39,6 +41,7 @@ export const OPERATOR = {
   ngnReturns: operator('ngn_returns', 'NGN', 'CREDIT'),
   ngnUnmatched: operator('ngn_unmatched', 'NGN', 'CREDIT'),
   ngnReversalLosses: operator('ngn_reversal_losses', 'NGN', 'DEBIT'),
+  ngnReturnFees: operator('ngn_return_fees', 'NGN', 'CREDIT'),
   usdTreasury: operator('usd_treasury', 'USD', 'DEBIT'),
   usdFxRevenue: operator('usd_fx_revenue', 'USD', 'CREDIT'),
   usdPayoutsPending: operator('usd_payouts_pending', 'USD', 'CREDIT'),
@@ -71,7 +74,10 @@ export function ngnHoldingOf(status: DepositStatus, converted: boolean): LedgerA
     case 'FLAGGED':
       return OPERATOR.ngnSuspense;
     case 'FAILED':
+    case 'RETURNING':
       return OPERATOR.ngnReturns;
+    case 'RETURN_FAILED':
+      return OPERATOR.ngnSuspense;
     default:
       return null;
   }

@@ -21,12 +21,16 @@ import { lit, merchantAccountIdSql, operatorBalance } from './ledger-sql';
 
 /**
  * The spec: "FAILED, FLAGGED and REVERSED deposits are not counted as service-owned funds and
- * are excluded from treasury calculations."
+ * are excluded from treasury calculations." Deposits on their way back to the payer (or whose
+ * return the bank refused, or that went back) are the payer's money, not the service's.
  */
 export const TREASURY_EXCLUDED_STATUSES: readonly DepositStatus[] = [
   'FAILED',
   'FLAGGED',
   'REVERSED',
+  'RETURNING',
+  'RETURNED',
+  'RETURN_FAILED',
 ];
 
 export interface TreasuryAccount {
@@ -80,7 +84,7 @@ export interface TreasuryReport {
   excluded: {
     /** operator:ngn_suspense: NGN of FLAGGED deposits held for review. */
     ngnSuspense: string;
-    /** operator:ngn_returns: NGN of FAILED deposits owed back to senders. */
+    /** operator:ngn_returns: NGN of FAILED and RETURNING deposits owed back to senders. */
     ngnReturns: string;
     /** operator:ngn_unmatched: NGN sent to account numbers no onramp held. */
     ngnUnmatched: string;

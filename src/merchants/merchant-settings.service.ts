@@ -118,27 +118,16 @@ interface ValidPatch {
   payerNameCheck?: PayerNameCheck;
 }
 
-/**
- * Returns to the payer are built separately (issue 22); until the deposits module can start
- * one, a rule may not ask for it. The ONE place to remove when returns are merged.
- */
-function refuseReturnsUntilAvailable(field: string, action: string): void {
-  if (action === 'return') throw invalidParameter(field, 'returns are not available yet');
-}
-
 function validatePatch(patch: MerchantSettingsPatch, current: MerchantSettingsView): ValidPatch {
   const valid: ValidPatch = {};
   if (patch.underpayment !== undefined) {
     valid.underpayment = parseAmountRule('underpayment', patch.underpayment, current.underpayment);
-    refuseReturnsUntilAvailable('underpayment.action', valid.underpayment.action);
   }
   if (patch.overpayment !== undefined) {
     valid.overpayment = parseAmountRule('overpayment', patch.overpayment, current.overpayment);
-    refuseReturnsUntilAvailable('overpayment.action', valid.overpayment.action);
   }
   if (patch.payer_name_check !== undefined) {
     valid.payerNameCheck = parseNameCheck(patch.payer_name_check, current.payer_name_check);
-    refuseReturnsUntilAvailable('payer_name_check.action', valid.payerNameCheck.action);
   }
   if (patch.require_address_book !== undefined) {
     if (typeof patch.require_address_book !== 'boolean') {

@@ -115,7 +115,7 @@ export class OperatorService {
         );
         if (!deposit) throw new DomainError(ErrorCode.NotFound, `No deposit ${depositId}`);
         const before = depositSnapshot(deposit);
-        await this.resolutions.resolveLocked(tx, deposit, resolution);
+        await this.resolutions.resolveLocked(tx, deposit, resolution, `operator:${actor}`);
         await this.audit.record(tx, {
           actor,
           action: `deposit.resolve_${resolution}`,

@@ -64,17 +64,18 @@ export const DEPOSIT_TOTAL_CHECKS: readonly LedgerCheck[] = [
   },
   {
     name: 'ngn_bank_matches_deposits',
-    description: `${BANK} holds every NGN received (deposits and unmatched transfers) less what FX sold and what reversals took back.`,
+    description: `${BANK} holds every NGN received (deposits and unmatched transfers) less what FX sold, what reversals took back and what went back to payers (returns net of their fee).`,
     sql: `
-      select format('%s holds %s NGN but received %s - converted %s - reversed %s = %s',
-                    ${lit(BANK)}, a.actual, e.received, e.converted, e.reversed,
-                    e.received - e.converted - e.reversed) as detail
+      select format('%s holds %s NGN but received %s - converted %s - reversed %s - returned %s = %s',
+                    ${lit(BANK)}, a.actual, e.received, e.converted, e.reversed, e.returned,
+                    e.received - e.converted - e.reversed - e.returned) as detail
         from ${operatorBalance(BANK, OPERATOR.ngnBank.normalSide)} a,
              (select (select coalesce(sum(amount_ngn), 0) from deposits)
                        + (select coalesce(sum(amount_ngn), 0) from unmatched_transfers) as received,
                      (select coalesce(sum(amount_ngn), 0) from deposits where fx_executed_at is not null) as converted,
-                     (select coalesce(sum(amount_ngn), 0) from deposits where reversed_at is not null) as reversed) e
-       where a.actual <> e.received - e.converted - e.reversed`,
+                     (select coalesce(sum(amount_ngn), 0) from deposits where reversed_at is not null) as reversed,
+                     (select coalesce(sum(amount_ngn - fee_ngn), 0) from deposit_returns where status = 'COMPLETED') as returned) e
+       where a.actual <> e.received - e.converted - e.reversed - e.returned`,
   },
   {
     name: 'ngn_reversal_losses_matches_deposits',

@@ -10,6 +10,7 @@ const DEPOSIT_KINDS = [
   'deposit_reversal',
   'deposit_unwind',
   'deposit_release',
+  'deposit_returned',
 ];
 
 function merchantChart(): string {

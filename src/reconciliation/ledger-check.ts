@@ -1,4 +1,5 @@
 import { DEPOSIT_POSTING_CHECKS } from './checks-deposit-postings';
+import { DEPOSIT_RETURN_CHECKS } from './checks-deposit-returns';
 import { DEPOSIT_TOTAL_CHECKS } from './checks-deposit-totals';
 import { EVENT_CHECKS } from './checks-events';
 import { LEDGER_OWN_CHECKS } from './checks-ledger';
@@ -40,6 +41,7 @@ export const LEDGER_CHECKS: readonly LedgerCheck[] = [
   ...LEDGER_OWN_CHECKS,
   ...DEPOSIT_POSTING_CHECKS,
   ...DEPOSIT_TOTAL_CHECKS,
+  ...DEPOSIT_RETURN_CHECKS,
   ...PAYOUT_CHECKS,
   ...EVENT_CHECKS,
 ];

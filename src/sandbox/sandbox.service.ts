@@ -16,6 +16,8 @@ export interface ScenarioInput {
   /** Chains whose payouts wait as if the chain were down; [] clears. */
   chainOutage?: string[] | null;
   riskReject?: boolean | null;
+  /** The sandbox bank refuses this merchant's returns to the payer (RETURN_FAILED). */
+  returnFailure?: boolean | null;
 }
 
 const FX_FAILURES: FxFailureScenario[] = ['NONE', 'TEMPORARY', 'PERMANENT'];
@@ -56,6 +58,7 @@ export class SandboxService {
           autoDepositDelaySeconds: 0,
           chainOutage: [],
           riskReject: false,
+          returnFailure: false,
           updatedAt: this.clock.now(),
         },
         { persist: false },
@@ -110,6 +113,7 @@ export class SandboxService {
         autoDepositDelaySeconds: delay,
         chainOutage,
         riskReject: input.riskReject ?? current.riskReject,
+        returnFailure: input.returnFailure ?? current.returnFailure,
         updatedAt: this.clock.now(),
       },
     ]);

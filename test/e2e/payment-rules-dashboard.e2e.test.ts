@@ -69,11 +69,19 @@ describe('dashboard payment rules panel and deposit payer', () => {
       payer_name_check: { enabled: true, action: 'flag' },
     });
 
-    // The refused action shows the server's message and changes nothing.
+    // A refused value shows the server's message and changes nothing.
+    await under.getByLabel('Tolerance (NGN)').fill('-5');
+    await panel.getByRole('button', { name: 'Save rules', exact: true }).click();
+    await waitForText(panel.getByRole('alert'), /tolerance_ngn/);
+    expect((await rest('GET', '/v1/merchant/settings')).body.underpayment.tolerance_ngn).toBe(
+      '250.00',
+    );
+    // Sending the money back is a choice like the others.
+    await under.getByLabel('Tolerance (NGN)').fill('250.00');
     await under.getByLabel('Then').selectOption('RETURN');
     await panel.getByRole('button', { name: 'Save rules', exact: true }).click();
-    await waitForText(panel.getByRole('alert'), /returns are not available yet/);
-    expect((await rest('GET', '/v1/merchant/settings')).body.underpayment.action).toBe('flag');
+    await waitForText(panel.getByRole('status'), 'Payment rules saved.');
+    expect((await rest('GET', '/v1/merchant/settings')).body.underpayment.action).toBe('return');
 
     const row = page.locator(`tr[data-deposit-id="${deposit.body.deposit_id}"]`);
     await row.getByRole('button').click();

@@ -114,7 +114,7 @@ describe('ledger check', () => {
     try {
       const clock = new ManualClock('2026-07-01T12:00:00Z');
       let venue: 'ok' | 'temporary' | 'permanent' = 'ok';
-      const services: Services = createServices(loadConfig({}), clock, {
+      const services: Services = createServices(loadConfig({ RETURN_FEE_NGN: '50' }), clock, {
         fxVenue: (em) =>
           venue === 'ok'
             ? new SandboxFxVenue(em)
@@ -265,6 +265,31 @@ describe('ledger check', () => {
       await autoWithdraw('REF-AUTO');
       await withdraw('5');
 
+      // Returns to the payer: one RETURNED (fee 50 kept), one left RETURNING.
+      const payerFlagged = async (bankReference: string) => {
+        const onramp = await throwaway(
+          a.id,
+          (await services.rates.current(em(), { from: 'NGN', to: 'USD' })).id,
+        );
+        await receive(onramp.accountNumber, '1000', `${bankReference}-FIRST`);
+        const out = await services.ingestion.receive(em(), {
+          accountNumber: onramp.accountNumber,
+          amountNgn: '2500',
+          bankReference,
+          senderName: 'ADA OBI',
+          senderAccount: '0123456789',
+          senderBank: '058',
+        });
+        if (out.kind !== 'deposit') throw new Error(`${bankReference} unmatched`);
+        expect(out.deposit.status).toBe('FLAGGED');
+        return out.deposit;
+      };
+      const returned = await payerFlagged('REF-RETURNED');
+      await services.returns.returnForMerchant(em(), a.id, returned.id);
+      expect(await services.returnSender.sendDue(em())).toBe(1);
+      const returning = await payerFlagged('REF-RETURNING');
+      await services.returns.returnForMerchant(em(), a.id, returning.id);
+
       expect(await checkWithPg(populated)).toEqual([]);
       const kinds = await orm.em
         .fork()
@@ -274,6 +299,7 @@ describe('ledger check', () => {
         'deposit_fx',
         'deposit_hold',
         'deposit_received',
+        'deposit_returned',
         'deposit_reversal',
         'payout_cancelled',
         'unmatched_transfer',
@@ -680,6 +706,26 @@ describe('ledger check', () => {
         c.query(
           `update ledger_transactions set kind = 'payout_sent' where kind = 'payout_cancelled'`,
         ),
+    },
+    {
+      // The RETURNING deposit has no open attempt left for the runner.
+      invariant: 'return_attempts_match_status',
+      only: true,
+      breakIt: (c) =>
+        c.query(`update deposit_returns set status = 'FAILED' where status in ('PENDING', 'SENT')`),
+    },
+    {
+      invariant: 'returned_postings_match_return',
+      breakIt: (c) =>
+        c.query(`update deposit_returns set fee_ngn = fee_ngn + 1 where status = 'COMPLETED'`),
+    },
+    {
+      invariant: 'ngn_return_fees_matches_returns',
+      breakIt: (c) =>
+        post(c, 'adjustment', null, [
+          ['operator:ngn_reversal_losses', 'DEBIT', '1'],
+          ['operator:ngn_return_fees', 'CREDIT', '1'],
+        ]),
     },
     {
       invariant: 'hot_wallet_nonces_contiguous',

@@ -13,6 +13,7 @@ import { eventually } from '../support/stack';
 
 const DESTINATION = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 const ACTOR = 'cli:test-operator';
+const PAYER = { senderName: 'ADA OBI', senderAccount: '0123456789', senderBank: '058' };
 
 describe('operator actions (real PostgreSQL, real anvil chains)', () => {
   let chains: TestChains;
@@ -54,7 +55,7 @@ describe('operator actions (real PostgreSQL, real anvil chains)', () => {
   async function lateDeposit(merchantId: string, ngn = '15000') {
     const onramp = await kit.onramp(merchantId);
     clock.advance((services.config.ONRAMP_TTL_SECONDS + 1) * 1000);
-    const deposit = await kit.transfer(onramp.accountNumber, ngn);
+    const deposit = await kit.transfer(onramp.accountNumber, ngn, undefined, PAYER);
     expect(deposit).toMatchObject({ status: 'FLAGGED', flagReason: REASON.afterOnrampExpiry });
     return deposit;
   }
@@ -68,7 +69,7 @@ describe('operator actions (real PostgreSQL, real anvil chains)', () => {
       chain: 'BASE',
       destinationAddress: DESTINATION,
     });
-    const deposit = await kit.transfer(onramp.accountNumber, '15000');
+    const deposit = await kit.transfer(onramp.accountNumber, '15000', undefined, PAYER);
     expect(await services.settlement.settle(em(), deposit.id)).toBe('PENDING_WITHDRAWAL');
     const [payout] = await sql<{ id: string }>('select id from payouts where deposit_id = ?', [
       deposit.id,
@@ -121,18 +122,14 @@ describe('operator actions (real PostgreSQL, real anvil chains)', () => {
     await expectLedgerClean();
   });
 
-  it('returns an unconverted FLAGGED deposit to its sender: FAILED, NGN owed back, audited', async () => {
+  it('returns an unconverted FLAGGED deposit to its sender: RETURNING, NGN owed back, audited', async () => {
     const merchant = await kit.merchant();
     const deposit = await lateDeposit(merchant, '20000');
     const resolved = await services.operator.resolveDeposit(em(), ACTOR, deposit.id, 'return');
-    expect(resolved).toMatchObject({
-      status: 'FAILED',
-      failureReason: REASON.returnedToSender,
-      flagReason: null,
-    });
+    expect(resolved).toMatchObject({ status: 'RETURNING', flagReason: null });
     expect((await kit.events(deposit.id)).map((e) => e.kind)).toEqual([
       'deposit.flagged',
-      'deposit.failed',
+      'deposit.returning',
     ]);
     const postings = await ledgerOf(deposit.id);
     expect(postings.filter((p) => p.kind === 'deposit_hold')).toEqual([
@@ -152,7 +149,7 @@ describe('operator actions (real PostgreSQL, real anvil chains)', () => {
     expect((await auditOf(deposit.id))[0]).toMatchObject({
       action: 'deposit.resolve_return',
       before: { status: 'FLAGGED' },
-      after: { status: 'FAILED', failure_reason: REASON.returnedToSender },
+      after: { status: 'RETURNING' },
     });
     // Resolving twice: refused, nothing written.
     await expect(
@@ -222,7 +219,7 @@ describe('operator actions (real PostgreSQL, real anvil chains)', () => {
     const merchant = await kit.merchant();
     const deposit = await riskRejectedDeposit(merchant);
     const resolved = await services.operator.resolveDeposit(em(), ACTOR, deposit.id, 'return');
-    expect(resolved).toMatchObject({ status: 'FAILED', fxExecutedAt: null, amountAsset: null });
+    expect(resolved).toMatchObject({ status: 'RETURNING', fxExecutedAt: null, amountAsset: null });
     const [returns] = await sql<{ held: string }>(
       `select coalesce(sum(case p.direction when 'CREDIT' then p.amount else -p.amount end), 0)::text as held
          from ledger_postings p join ledger_transactions t on t.id = p.transaction_id

@@ -102,11 +102,23 @@ describe('payment rules and the payer at ingestion (real PostgreSQL)', () => {
     expect(flagged).toMatchObject({ status: 'FLAGGED', flagReason: 'Payer name mismatch' });
   });
 
-  it('the action return is refused until returns exist', async () => {
+  it('the action return flags the deposit with its reason and starts its return at once', async () => {
     const merchant = await kit.merchant();
-    await expect(setRules(merchant, { underpayment: { action: 'return' } })).rejects.toThrow(
-      /returns are not available yet/,
-    );
+    await setRules(merchant, { underpayment: { action: 'return' } });
+    const onramp = await onrampExpecting(merchant, '5000.00');
+    const deposit = await pay(onramp.accountNumber, '4000.00');
+    expect([deposit.status, deposit.flagReason]).toEqual(['RETURNING', 'Underpaid']);
+    expect((await kit.reload(deposit.id)).status).toBe('RETURNING');
+    const events = await kit.events(deposit.id);
+    expect(events.map((e) => e.kind)).toEqual(['deposit.flagged', 'deposit.returning']);
+    // A transfer whose paying account the bank did not name stays FLAGGED.
+    const unnamed = await services.ingestion.receive(orm.em.fork(), {
+      accountNumber: (await onrampExpecting(merchant, '5000.00')).accountNumber,
+      amountNgn: '4000.00',
+      bankReference: `RULES-unnamed-${Date.now()}`,
+    });
+    if (unnamed.kind !== 'deposit') throw new Error('unmatched');
+    expect([unnamed.deposit.status, unnamed.deposit.flagReason]).toEqual(['FLAGGED', 'Underpaid']);
   });
 
   it("stores the payer's full account number but shows only its last four digits", async () => {

@@ -280,6 +280,20 @@ describe('treasury report (real PostgreSQL, real anvil chains)', () => {
         ngnHeldIn: null,
         ngnHeld: '0.00',
       },
+      ...(
+        [
+          ['RETURNING', OPERATOR.ngnReturns.id],
+          ['RETURNED', null],
+          ['RETURN_FAILED', OPERATOR.ngnSuspense.id],
+        ] as const
+      ).map(([status, ngnHeldIn]) => ({
+        status,
+        count: 0,
+        amountNgn: '0.00',
+        excluded: true,
+        ngnHeldIn,
+        ngnHeld: '0.00',
+      })),
     ]);
 
     // Plain data: survives JSON as is.

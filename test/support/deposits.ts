@@ -50,12 +50,15 @@ export function depositKit(orm: MikroORM, services: Services, clock: ManualClock
       accountNumber: string,
       amountNgn: string,
       bankReference?: string,
+      /** Who paid (the bank's sender fields); a return to the payer needs the account. */
+      payer?: { senderName?: string; senderAccount?: string; senderBank?: string },
     ): Promise<DepositView> {
       serial += 1;
       const outcome = await services.ingestion.receive(orm.em.fork(), {
         accountNumber,
         amountNgn,
         bankReference: bankReference ?? `REF-${Date.now()}-${serial}-${Math.random()}`,
+        ...payer,
       });
       if (outcome.kind !== 'deposit') throw new Error('transfer was unmatched');
       return outcome.deposit;

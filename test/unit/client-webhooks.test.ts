@@ -89,8 +89,15 @@ export function typedCalls(client: OnrampClient, event: WebhookEvent): void {
   void client.POST('/v1/sandbox/deposits', { body: { account_number: 1, amount_ngn: '1' } });
   if (event.event === 'deposit.settled') {
     const status:
-      'PENDING_FX' | 'PENDING_WITHDRAWAL' | 'SETTLED' | 'FAILED' | 'FLAGGED' | 'REVERSED' =
-      event.data.status;
+      | 'PENDING_FX'
+      | 'PENDING_WITHDRAWAL'
+      | 'SETTLED'
+      | 'FAILED'
+      | 'FLAGGED'
+      | 'REVERSED'
+      | 'RETURNING'
+      | 'RETURNED'
+      | 'RETURN_FAILED' = event.data.status;
     // @ts-expect-error a deposit event carries a Deposit, not a Withdrawal
     void event.data.withdrawal_id;
     void status;

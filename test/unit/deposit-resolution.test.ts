@@ -14,7 +14,7 @@ const flagged = (over: Partial<ResolutionFacts> = {}): ResolutionFacts => ({
 const held = { status: 'CANCELLED' as const, released: false };
 
 describe('planResolution (manual resolution of FLAGGED deposits)', () => {
-  it('moves an unconverted deposit straight to PENDING_FX or FAILED', () => {
+  it('moves an unconverted deposit straight to PENDING_FX or RETURNING', () => {
     expect(planResolution(flagged(), 'settle')).toEqual({
       unwind: false,
       release: false,
@@ -23,7 +23,7 @@ describe('planResolution (manual resolution of FLAGGED deposits)', () => {
     expect(planResolution(flagged(), 'return')).toEqual({
       unwind: false,
       release: false,
-      to: 'FAILED',
+      to: 'RETURNING',
     });
   });
 
@@ -38,7 +38,7 @@ describe('planResolution (manual resolution of FLAGGED deposits)', () => {
       expect(planResolution(facts, 'return')).toEqual({
         unwind: true,
         release: false,
-        to: 'FAILED',
+        to: 'RETURNING',
       });
     }
   });

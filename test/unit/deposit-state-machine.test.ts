@@ -20,7 +20,11 @@ const ALLOWED: Array<[DepositStatus | null, DepositStatus]> = [
   ['PENDING_WITHDRAWAL', 'FLAGGED'], // risk rejection, outage past maximum, reversal
   ['SETTLED', 'REVERSED'], // bank reversal after settlement
   ['FLAGGED', 'PENDING_FX'], // operator: settle at the current rate
-  ['FLAGGED', 'FAILED'], // operator: returned to sender
+  ['FLAGGED', 'FAILED'], // operator: closed after a bank reversal (the payer has the NGN)
+  ['FLAGGED', 'RETURNING'], // merchant, operator or rule: send the NGN back to the payer
+  ['RETURNING', 'RETURNED'], // the bank confirmed the transfer back
+  ['RETURNING', 'RETURN_FAILED'], // the bank refused it
+  ['RETURN_FAILED', 'RETURNING'], // the operator tries again
 ];
 
 describe('deposit state machine', () => {
@@ -44,14 +48,27 @@ describe('deposit state machine', () => {
       FAILED: 'deposit.failed',
       FLAGGED: 'deposit.flagged',
       REVERSED: 'deposit.reversed',
+      RETURNING: 'deposit.returning',
+      RETURNED: 'deposit.returned',
+      RETURN_FAILED: 'deposit.return_failed',
     });
   });
 
-  it('never leaves FAILED or REVERSED, and nothing re-enters a status it is in', () => {
+  it('never leaves FAILED, REVERSED or RETURNED, and nothing re-enters a status it is in', () => {
     for (const to of DEPOSIT_STATUSES) {
       expect(canTransition('FAILED', to)).toBe(false);
       expect(canTransition('REVERSED', to)).toBe(false);
+      expect(canTransition('RETURNED', to)).toBe(false);
       expect(canTransition(to, to)).toBe(false);
     }
+  });
+});
+
+describe('returns to the payer', () => {
+  it('a RETURN_FAILED deposit only goes back to RETURNING, never to FLAGGED', () => {
+    expect(canTransition('RETURN_FAILED', 'FLAGGED')).toBe(false);
+    expect(DEPOSIT_STATUSES.filter((to) => canTransition('RETURN_FAILED', to))).toEqual([
+      'RETURNING',
+    ]);
   });
 });

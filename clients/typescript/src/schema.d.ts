@@ -108,6 +108,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/deposits/{id}/return': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send a FLAGGED deposit back to its payer (answers it RETURNING) */
+    post: operations['returnDeposit'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/merchant/balance': {
     parameters: {
       query?: never;
@@ -603,6 +620,57 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'deposit.returning': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A flagged deposit is being sent back to the payer */
+    post: operations['depositReturningEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'deposit.returned': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The bank confirmed a deposit's return to the payer */
+    post: operations['depositReturnedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'deposit.return_failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The bank refused to return a deposit; its NGN is held for the operator */
+    post: operations['depositReturnFailedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'withdrawal.completed': {
     parameters: {
       query?: never;
@@ -876,7 +944,16 @@ export interface components {
       chain: string | null;
       tx_hash: string | null;
       /** @enum {string} */
-      status: 'PENDING_FX' | 'PENDING_WITHDRAWAL' | 'SETTLED' | 'FAILED' | 'FLAGGED' | 'REVERSED';
+      status:
+        | 'PENDING_FX'
+        | 'PENDING_WITHDRAWAL'
+        | 'SETTLED'
+        | 'FAILED'
+        | 'FLAGGED'
+        | 'REVERSED'
+        | 'RETURNING'
+        | 'RETURNED'
+        | 'RETURN_FAILED';
       failure_reason: string | null;
       flag_reason: string | null;
       /** @description The payer's bank account as the bank reported it; null fields when unknown */
@@ -900,7 +977,10 @@ export interface components {
         | 'deposit.settled'
         | 'deposit.failed'
         | 'deposit.flagged'
-        | 'deposit.reversed';
+        | 'deposit.reversed'
+        | 'deposit.returning'
+        | 'deposit.returned'
+        | 'deposit.return_failed';
       /** @description Unique per event (= webhook-id) */
       event_id: string;
       /** Format: date-time */
@@ -1931,7 +2011,15 @@ export interface operations {
              * @enum {string}
              */
             status?:
-              'PENDING_FX' | 'PENDING_WITHDRAWAL' | 'SETTLED' | 'FAILED' | 'FLAGGED' | 'REVERSED';
+              | 'PENDING_FX'
+              | 'PENDING_WITHDRAWAL'
+              | 'SETTLED'
+              | 'FAILED'
+              | 'FLAGGED'
+              | 'REVERSED'
+              | 'RETURNING'
+              | 'RETURNED'
+              | 'RETURN_FAILED';
             /** @description No onramp held the account number: kept for the operator */
             unmatched?: boolean;
           };
@@ -2007,7 +2095,15 @@ export interface operations {
         onramp_id?: string;
         /** @example SETTLED */
         status?:
-          'PENDING_FX' | 'PENDING_WITHDRAWAL' | 'SETTLED' | 'FAILED' | 'FLAGGED' | 'REVERSED';
+          | 'PENDING_FX'
+          | 'PENDING_WITHDRAWAL'
+          | 'SETTLED'
+          | 'FAILED'
+          | 'FLAGGED'
+          | 'REVERSED'
+          | 'RETURNING'
+          | 'RETURNED'
+          | 'RETURN_FAILED';
         /**
          * @description created_at lower bound, inclusive: a date (whole UTC day) or a timestamp
          * @example 2026-11-25
@@ -2287,6 +2383,167 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  returnDeposit: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Any 1-255 printable ASCII characters, unique per operation you mean. The first response (status and body) is stored for 24 h and replayed, with `Idempotent-Replayed: true`, to a repeat with the same key and body; the same key with another body, or while the first is still running, is 409 `idempotency_conflict`. Secret keys only.
+         * @example order-1234-onramp
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path: {
+        /** @example dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "deposit_id": "dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+           *       "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+           *       "merchant_id": "mer_01JDQWZ8A7B6C5D4E3F2G1H0J9",
+           *       "payment_reference": "PAY7KQ2M9XD4TBW",
+           *       "user_email": "ada@example.com",
+           *       "amount_ngn": "50000.00",
+           *       "bank_reference": "SBX-01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+           *       "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+           *       "amount_asset": null,
+           *       "asset": "USDC",
+           *       "chain": "BASE",
+           *       "tx_hash": null,
+           *       "status": "RETURNING",
+           *       "failure_reason": null,
+           *       "flag_reason": null,
+           *       "payer": {
+           *         "account_name": "OKAFOR ADAEZE CHIOMA",
+           *         "account_number_last4": "6789",
+           *         "bank_code": "058"
+           *       },
+           *       "created_at": "2026-11-25T10:00:00.000Z",
+           *       "settled_at": null,
+           *       "updated_at": "2026-11-25T10:25:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Deposit'];
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -5593,6 +5850,9 @@ export interface operations {
             | 'deposit.failed'
             | 'deposit.flagged'
             | 'deposit.reversed'
+            | 'deposit.returning'
+            | 'deposit.returned'
+            | 'deposit.return_failed'
             | 'withdrawal.completed'
             | 'withdrawal.failed'
             | 'withdrawal_address.created'
@@ -6064,6 +6324,9 @@ export interface operations {
             | 'deposit.failed'
             | 'deposit.flagged'
             | 'deposit.reversed'
+            | 'deposit.returning'
+            | 'deposit.returned'
+            | 'deposit.return_failed'
             | 'withdrawal.completed'
             | 'withdrawal.failed'
             | 'withdrawal_address.created'
@@ -7222,6 +7485,258 @@ export interface operations {
          *         },
          *         "created_at": "2026-11-25T10:00:00.000Z",
          *         "settled_at": "2026-11-25T10:01:30.000Z",
+         *         "updated_at": "2026-11-25T10:01:30.000Z"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['DepositEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  depositReturningEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "deposit.returning",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "deposit_id": "dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+         *         "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+         *         "merchant_id": "mer_01JDQWZ8A7B6C5D4E3F2G1H0J9",
+         *         "payment_reference": "PAY7KQ2M9XD4TBW",
+         *         "user_email": "ada@example.com",
+         *         "amount_ngn": "50000.00",
+         *         "bank_reference": "SBX-01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+         *         "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+         *         "amount_asset": "31.487500",
+         *         "asset": "USDC",
+         *         "chain": "BASE",
+         *         "tx_hash": null,
+         *         "status": "RETURNING",
+         *         "failure_reason": null,
+         *         "flag_reason": null,
+         *         "payer": {
+         *           "account_name": "OKAFOR ADAEZE CHIOMA",
+         *           "account_number_last4": "6789",
+         *           "bank_code": "058"
+         *         },
+         *         "created_at": "2026-11-25T10:00:00.000Z",
+         *         "settled_at": null,
+         *         "updated_at": "2026-11-25T10:01:30.000Z"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['DepositEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  depositReturnedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "deposit.returned",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "deposit_id": "dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+         *         "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+         *         "merchant_id": "mer_01JDQWZ8A7B6C5D4E3F2G1H0J9",
+         *         "payment_reference": "PAY7KQ2M9XD4TBW",
+         *         "user_email": "ada@example.com",
+         *         "amount_ngn": "50000.00",
+         *         "bank_reference": "SBX-01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+         *         "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+         *         "amount_asset": "31.487500",
+         *         "asset": "USDC",
+         *         "chain": "BASE",
+         *         "tx_hash": null,
+         *         "status": "RETURNED",
+         *         "failure_reason": null,
+         *         "flag_reason": null,
+         *         "payer": {
+         *           "account_name": "OKAFOR ADAEZE CHIOMA",
+         *           "account_number_last4": "6789",
+         *           "bank_code": "058"
+         *         },
+         *         "created_at": "2026-11-25T10:00:00.000Z",
+         *         "settled_at": null,
+         *         "updated_at": "2026-11-25T10:01:30.000Z"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['DepositEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: disables the endpoint; no further deliveries. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered. Answer within 15 s; the body is ignored. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer within 15 s: retried with backoff and jitter, the first retry about 5 s later, at most 10 retries, the last about 24 h after the first attempt. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  depositReturnFailedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The event id (`event_id`): the same on every retry; deduplicate by it.
+         * @example evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c
+         */
+        'webhook-id': components['parameters']['WebhookId'];
+        /**
+         * @description Unix seconds of this attempt; refuse deliveries far from your clock.
+         * @example 1795600890
+         */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(secret, "{webhook-id}.{webhook-timestamp}.{raw body}")>`, one per active `whsec_` secret (two while a secret rotates). Verify with any Standard Webhooks library, e.g. the `standardwebhooks` package.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "deposit.return_failed",
+         *       "event_id": "evt_3f9c2a7b1d4e4f0a9b8c7d6e5f4a3b2c",
+         *       "created_at": "2026-11-25T10:01:30.000Z",
+         *       "data": {
+         *         "deposit_id": "dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+         *         "onramp_id": "onr_01JDQX4B2C3D4E5F6G7H8J9K0M",
+         *         "merchant_id": "mer_01JDQWZ8A7B6C5D4E3F2G1H0J9",
+         *         "payment_reference": "PAY7KQ2M9XD4TBW",
+         *         "user_email": "ada@example.com",
+         *         "amount_ngn": "50000.00",
+         *         "bank_reference": "SBX-01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+         *         "rate_id": "rate_01JDQX3K9V6Y2M8N4P5R7S1T0W",
+         *         "amount_asset": "31.487500",
+         *         "asset": "USDC",
+         *         "chain": "BASE",
+         *         "tx_hash": null,
+         *         "status": "RETURN_FAILED",
+         *         "failure_reason": null,
+         *         "flag_reason": null,
+         *         "payer": {
+         *           "account_name": "OKAFOR ADAEZE CHIOMA",
+         *           "account_number_last4": "6789",
+         *           "bank_code": "058"
+         *         },
+         *         "created_at": "2026-11-25T10:00:00.000Z",
+         *         "settled_at": null,
          *         "updated_at": "2026-11-25T10:01:30.000Z"
          *       }
          *     }

@@ -9,7 +9,10 @@ export type DepositEventKind =
   | 'deposit.settled'
   | 'deposit.failed'
   | 'deposit.flagged'
-  | 'deposit.reversed';
+  | 'deposit.reversed'
+  | 'deposit.returning'
+  | 'deposit.returned'
+  | 'deposit.return_failed';
 export type WithdrawalEventKind = 'withdrawal.completed' | 'withdrawal.failed';
 export type WithdrawalAddressEventKind =
   'withdrawal_address.created' | 'withdrawal_address.activated' | 'withdrawal_address.deleted';

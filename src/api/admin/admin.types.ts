@@ -12,7 +12,7 @@ export enum DepositResolutionEnum {
 registerEnumType(DepositResolutionEnum, {
   name: 'DepositResolution',
   description:
-    "SETTLE: FLAGGED to PENDING_FX at the current rate. RETURN: FLAGGED to FAILED 'Returned to sender after review'.",
+    'SETTLE: FLAGGED to PENDING_FX at the current rate. RETURN: FLAGGED (or RETURN_FAILED, a new attempt) to RETURNING: the NGN goes back to the payer, RETURNED once the bank confirms (FAILED when the bank already reversed the transfer).',
 });
 
 export enum KeyEnvironmentEnum {

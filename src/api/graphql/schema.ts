@@ -6,6 +6,7 @@ import { RateResolver } from './resolvers/rate.resolver';
 import { SandboxResolver } from './resolvers/sandbox.resolver';
 import { OnrampResolver } from './resolvers/onramp.resolver';
 import { DepositResolver } from './resolvers/deposit.resolver';
+import { DepositReturnResolver } from './resolvers/deposit-return.resolver';
 import { WithdrawalResolver } from './resolvers/withdrawal.resolver';
 import { DepositSubscriptionResolver } from './resolvers/deposit-subscription.resolver';
 import { WebhookResolver } from './resolvers/webhook.resolver';
@@ -22,6 +23,7 @@ export const resolvers: NonEmptyArray<Function> = [
   SandboxResolver,
   OnrampResolver,
   DepositResolver,
+  DepositReturnResolver,
   WithdrawalResolver,
   DepositSubscriptionResolver,
   WebhookResolver,

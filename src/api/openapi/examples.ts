@@ -165,6 +165,19 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     responses: { 200: { deposits: [DEPOSIT], pagination: PAGINATION } },
   },
   getDeposit: { parameters: { id: DEPOSIT_ID }, responses: { 200: DEPOSIT } },
+  returnDeposit: {
+    parameters: { id: DEPOSIT_ID },
+    responses: {
+      200: {
+        ...DEPOSIT,
+        status: 'RETURNING',
+        amount_asset: null,
+        tx_hash: null,
+        settled_at: null,
+        updated_at: LATER,
+      },
+    },
+  },
   getMerchantBalance: {
     responses: {
       200: {

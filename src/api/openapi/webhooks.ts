@@ -148,6 +148,9 @@ const DEPOSIT_SUMMARIES: Record<DepositStatus, string> = {
   FAILED: 'A deposit failed',
   FLAGGED: 'A deposit was flagged for review',
   REVERSED: 'The bank reversed a settled deposit',
+  RETURNING: 'A flagged deposit is being sent back to the payer',
+  RETURNED: "The bank confirmed a deposit's return to the payer",
+  RETURN_FAILED: 'The bank refused to return a deposit; its NGN is held for the operator',
 };
 
 /** The deposit as it would be on entering a status, for the examples. */

@@ -26,6 +26,10 @@ export class SandboxScenario {
   @Property({ type: 'text' })
   fxFailure: FxFailureScenario = 'NONE';
 
+  /** The sandbox bank refuses this merchant's returns to the payer: RETURN_FAILED. */
+  @Property({ type: 'boolean' })
+  returnFailure = false;
+
   /** When set, every new onramp of the merchant receives a transfer of this many NGN. */
   @Property({ type: 'decimal', precision: 20, scale: 2, nullable: true })
   autoDepositNgn: string | null = null;

@@ -5,7 +5,7 @@ import { CREATED, MOVED, writeDepositEvents } from './Migration20261125000400_le
  * The deliveries owed for the `written` deposit events: one per enabled endpoint of the
  * event's merchant that subscribed to the event's kind (or to `*`), in the same statement.
  */
-const OWED_PER_ENDPOINT = `
+export const OWED_PER_ENDPOINT = `
       insert into webhook_deliveries
         (id, event_id, merchant_id, endpoint_id, status, next_attempt_at, created_at, updated_at)
       select 'whd_' || replace(gen_random_uuid()::text, '-', ''), w.id, w.merchant_id, e.id,

@@ -17,6 +17,7 @@ import { Migration20261125100200_webhook_endpoints } from './Migration2026112510
 import { Migration20261125100300_withdrawal_addresses } from './Migration20261125100300_withdrawal_addresses';
 import { Migration20261125100400_report_indexes } from './Migration20261125100400_report_indexes';
 import { Migration20261125110100_payer_rules } from './Migration20261125110100_payer_rules';
+import { Migration20261125110200_deposit_returns } from './Migration20261125110200_deposit_returns';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
@@ -74,5 +75,9 @@ export const migrationsList = [
   {
     name: 'Migration20261125110100_payer_rules',
     class: Migration20261125110100_payer_rules,
+  },
+  {
+    name: 'Migration20261125110200_deposit_returns',
+    class: Migration20261125110200_deposit_returns,
   },
 ];

@@ -1,9 +1,9 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
-import { newSandboxBankReference } from '../../../domain/ids';
 import type { GraphQLContext } from '../context';
 import { DomainError, ErrorCode } from '../../../domain/errors';
 import { requireSecretKey } from '../../../merchants';
 import { sandboxPayer } from '../../../sandbox';
+import { newSandboxBankReference } from '../../../domain/ids';
 import { DepositNode } from '../types/deposit.type';
 import {
   SandboxScenarioInput,

@@ -10,7 +10,7 @@ import {
 import { type DepositView, assetAmount, ngnAmount } from '../../../deposits';
 import { PageInfoType } from './connection';
 
-/** The six deposit statuses (domain/deposit-state-machine.ts), as a GraphQL enum. */
+/** The deposit statuses (domain/deposit-state-machine.ts), as a GraphQL enum. */
 export enum DepositStatusEnum {
   PENDING_FX = 'PENDING_FX',
   PENDING_WITHDRAWAL = 'PENDING_WITHDRAWAL',
@@ -18,6 +18,9 @@ export enum DepositStatusEnum {
   FAILED = 'FAILED',
   FLAGGED = 'FLAGGED',
   REVERSED = 'REVERSED',
+  RETURNING = 'RETURNING',
+  RETURNED = 'RETURNED',
+  RETURN_FAILED = 'RETURN_FAILED',
 }
 registerEnumType(DepositStatusEnum, { name: 'DepositStatus' });
 

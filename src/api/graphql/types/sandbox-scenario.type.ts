@@ -56,6 +56,12 @@ export class SandboxScenarioInput {
     description: "Risk review rejects this merchant's payouts.",
   })
   riskReject?: boolean | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: "The sandbox bank refuses this merchant's returns to the payer (RETURN_FAILED).",
+  })
+  returnFailure?: boolean | null;
 }
 
 @ObjectType('SandboxScenario')
@@ -78,6 +84,9 @@ export class SandboxScenarioType {
   @Field(() => Boolean)
   riskReject!: boolean;
 
+  @Field(() => Boolean)
+  returnFailure!: boolean;
+
   @Field(() => GraphQLISODateTime)
   updatedAt!: Date;
 
@@ -89,6 +98,7 @@ export class SandboxScenarioType {
       autoDepositDelaySeconds: row.autoDepositDelaySeconds,
       chainOutage: row.chainOutage,
       riskReject: row.riskReject,
+      returnFailure: row.returnFailure,
       updatedAt: row.updatedAt,
     });
   }

@@ -7,6 +7,7 @@ import { errorResponses, refTo } from '../schemas';
 import { IdParams, Pagination } from '../onramp.schemas';
 import { DepositListQuery, DepositResponse } from '../deposit.schemas';
 import { publicDeposit } from '../../../deposits';
+import { requireSecretKey } from '../../../merchants';
 
 export const depositRoutes =
   (services: Services): FastifyPluginAsyncTypebox =>
@@ -63,6 +64,30 @@ export const depositRoutes =
       },
       async (request) => {
         // Unknown or another merchant's: 404; this merchant's but another onramp's: 403.
+        const deposit = await services.deposits.getView(
+          request.em,
+          requestContextOf(request),
+          request.params.id,
+        );
+        return publicDeposit(deposit);
+      },
+    );
+
+    app.post(
+      '/v1/deposits/:id/return',
+      {
+        // No scope: money leaves, so only a key with `all` (or the dashboard) may send it.
+        schema: {
+          operationId: 'returnDeposit',
+          summary: 'Send a FLAGGED deposit back to its payer (answers it RETURNING)',
+          tags: ['deposits'],
+          params: IdParams,
+          response: { 200: refTo(DepositResponse), ...errorResponses(400, 403, 404) },
+        },
+      },
+      async (request) => {
+        const { merchantId } = requireSecretKey(request.principal!);
+        await services.returns.returnForMerchant(request.em, merchantId, request.params.id);
         const deposit = await services.deposits.getView(
           request.em,
           requestContextOf(request),

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { newSandboxBankReference } from '../../../domain/ids';
 import type { Services } from '../../../container';
 import { requireSecretKey } from '../../../merchants';
 import { DomainError, ErrorCode } from '../../../domain/errors';
@@ -7,8 +6,7 @@ import { errorResponses, refTo } from '../schemas';
 import { DepositResponse, SimulateDepositBody, SimulateReversalBody } from '../deposit.schemas';
 import { publicDeposit } from '../../../deposits';
 import { sandboxPayer } from '../../../sandbox';
-
-/** A bank reference for a simulated transfer that names none. */
+import { newSandboxBankReference } from '../../../domain/ids';
 
 /**
  * Sandbox only: simulated bank transfers and reversals, through the same ingestion and
