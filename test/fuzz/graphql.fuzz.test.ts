@@ -15,7 +15,7 @@ import {
 } from './support/driver';
 import { servedSchema } from './support/graphql-documents';
 import { graphqlRequest } from './support/graphql-requests';
-import { checkHttpAnswer, type SentRequest } from './support/oracle';
+import { checkHttpAnswer, PlantedValues, type SentRequest } from './support/oracle';
 import { checkSession, describeSession, runSession, wsSession } from './support/ws-sessions';
 import { secretsOf, startFuzzWorld, type FuzzWorld } from './support/world';
 
@@ -50,12 +50,17 @@ describe(`GraphQL fuzz (seed ${FUZZ_SEED})`, () => {
       ? secretsOfB
       : secretsOfBoth;
 
+  const planted = new PlantedValues();
+
   async function exchange(sent: SentRequest): Promise<Outcome | undefined> {
     stats.count(sent.transport);
+    // Only a mutation can store what it carries; noted before any answer of the batch.
+    if (/mutation/i.test(sent.body?.toString('utf8') ?? '')) planted.note(sent, secretsOfBoth);
     try {
       const answer = await send(world.stack.url, sent);
       stats.saw(`${sent.transport} ${answer.status} ${reasonOf(answer.text)}`);
-      const violations = checkHttpAnswer(sent, answer, secretsFor(sent.credential), true);
+      const secrets = planted.without(secretsFor(sent.credential));
+      const violations = checkHttpAnswer(sent, answer, secrets, true);
       return { sent, answer, violations };
     } catch (error) {
       if ((error as { clientSide?: boolean }).clientSide) {

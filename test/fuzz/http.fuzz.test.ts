@@ -14,7 +14,7 @@ import {
   send,
   type Outcome,
 } from './support/driver';
-import { checkHttpAnswer, type SentRequest } from './support/oracle';
+import { checkHttpAnswer, PlantedValues, type SentRequest } from './support/oracle';
 import { checkRawAnswer, parseFirstResponse, rawRequest, sendRaw } from './support/raw-http';
 import { operationsOf, restRequest } from './support/rest-requests';
 import { assertStillServing } from './support/after-run';
@@ -54,13 +54,17 @@ describe(`HTTP fuzz (seed ${FUZZ_SEED})`, () => {
       ? secretsOfB
       : secretsOfBoth;
 
+  const planted = new PlantedValues();
+
   async function exchange(sent: SentRequest): Promise<Outcome | undefined> {
     stats.count(sent.transport);
+    // Before the first await: a whole batch is noted before any of its answers is checked.
+    planted.note(sent, secretsOfBoth);
     try {
       const answer = await send(world.stack.url, sent);
       stats.saw(`${sent.transport} ${answer.status}`);
       const graphqlPath = GRAPHQL_PATHS.has(sent.path.split('?')[0]);
-      const secrets = sent.credential === 'bank' ? [] : secretsFor(sent);
+      const secrets = sent.credential === 'bank' ? [] : planted.without(secretsFor(sent));
       return { sent, answer, violations: checkHttpAnswer(sent, answer, secrets, graphqlPath) };
     } catch (error) {
       if ((error as { clientSide?: boolean }).clientSide) {

@@ -94,6 +94,28 @@ export function leakedSecrets(secrets: string[], sent: SentRequest, answer: stri
   return secrets.filter((s) => token(s).test(shown) && !asked.includes(s.toLowerCase()));
 }
 
+/**
+ * The other merchant's values a fuzzer itself has sent in a request that may have stored them
+ * (a key named after B's merchant id, say). A's data then holds them, and showing them back to
+ * A later is an echo of what A wrote, not a leak; the per-request echo rule cannot see that, as
+ * the value comes back in another request's answer.
+ */
+export class PlantedValues {
+  private readonly planted = new Set<string>();
+
+  /** Notes which of `secrets` this request carries; call it before any answer is checked. */
+  note(sent: SentRequest, secrets: readonly string[]): void {
+    if (sent.method === 'GET' || sent.method === 'HEAD') return;
+    const text = requestText(sent);
+    for (const secret of secrets) if (text.includes(secret.toLowerCase())) this.planted.add(secret);
+  }
+
+  /** `secrets` without those a request has planted. */
+  without(secrets: readonly string[]): string[] {
+    return secrets.filter((secret) => !this.planted.has(secret));
+  }
+}
+
 function requestText(sent: SentRequest): string {
   const raw = [sent.path, JSON.stringify(sent.headers), sent.body?.toString('latin1') ?? ''].join(
     '\n',
