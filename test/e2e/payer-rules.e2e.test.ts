@@ -61,7 +61,7 @@ describe('payer details and payment rules (e2e)', () => {
       return read.body.status === status ? read.body : undefined;
     }, 30_000);
 
-  it('sets the rules over REST; refuses return for now and amount_ngn on PERMANENT', async () => {
+  it('sets the rules over REST; refuses an unknown action and amount_ngn on PERMANENT', async () => {
     const before = await rest('GET', '/v1/merchant/settings');
     expect(before.body).toMatchObject({
       underpayment: { tolerance_ngn: '0.00', tolerance_bps: 0, action: 'accept' },
@@ -80,7 +80,7 @@ describe('payer details and payment rules (e2e)', () => {
       payer_name_check: { enabled: true, action: 'flag' },
     });
     const refused = await rest('PATCH', '/v1/merchant/settings', {
-      overpayment: { action: 'return' },
+      overpayment: { action: 'refund' },
     });
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe('invalid_parameter');
@@ -170,5 +170,29 @@ describe('payer details and payment rules (e2e)', () => {
     expect(payer.accountName).toMatch(/^[A-Z]+ [A-Z]+$/);
     expect(payer.accountNumberLast4).toMatch(/^[0-9]{4}$/);
     expect(payer.bankCode).toMatch(/^[0-9]{3}$/);
+  });
+
+  it('under action return, an overpaid transfer goes back to the payer: RETURNED, announced', async () => {
+    const patched = await rest('PATCH', '/v1/merchant/settings', {
+      overpayment: { action: 'return' },
+    });
+    expect(patched.status).toBe(200);
+    const onramp = await expectingOnramp('10000.00');
+    const deposit = await transfer(
+      onramp.virtual_account.account_number,
+      '12000.00',
+      'OKAFOR ADAEZE CHIOMA',
+    );
+    expect(deposit).toMatchObject({ status: 'RETURNING', flag_reason: 'Overpaid' });
+    await statusOf(deposit.deposit_id, 'RETURNED');
+    const kinds = await eventually(async () => {
+      const seen = receiver
+        .envelopes()
+        .filter((e) => e.data.deposit_id === deposit.deposit_id)
+        .map((e) => e.event);
+      return seen.includes('deposit.returned') ? seen : undefined;
+    }, 30_000);
+    expect(kinds).toEqual(['deposit.flagged', 'deposit.returning', 'deposit.returned']);
+    await rest('PATCH', '/v1/merchant/settings', { overpayment: { action: 'flag' } });
   });
 });

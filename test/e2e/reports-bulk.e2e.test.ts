@@ -186,7 +186,7 @@ async function seedDeposits(
   const columns = (
     await sql<{ column_name: string }>(
       databaseUrl,
-      "select column_name from information_schema.columns where table_name = 'deposits' order by ordinal_position",
+      "select column_name from information_schema.columns where table_name = 'deposits' and is_generated = 'NEVER' order by ordinal_position",
     )
   ).map((c) => c.column_name);
   const overrides: Record<string, string> = {
@@ -252,7 +252,7 @@ async function addLateDeposits(databaseUrl: string, templateId: string, count: n
   const columns = (
     await sql<{ column_name: string }>(
       databaseUrl,
-      "select column_name from information_schema.columns where table_name = 'deposits' order by ordinal_position",
+      "select column_name from information_schema.columns where table_name = 'deposits' and is_generated = 'NEVER' order by ordinal_position",
     )
   ).map((c) => c.column_name);
   const overrides: Record<string, string> = {
