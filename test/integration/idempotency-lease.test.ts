@@ -46,7 +46,12 @@ describe('Idempotency-Key lease and sealed responses', () => {
     });
     app.addHook('onRequest', async (req) => {
       req.em = orm.em.fork();
-      req.principal = { kind: 'secret_key', merchantId: MERCHANT, keyId: 'key_test', scopes: ['all'] };
+      req.principal = {
+        kind: 'secret_key',
+        merchantId: MERCHANT,
+        keyId: 'key_test',
+        scopes: ['all'],
+      };
     });
     registerIdempotency(app, { idempotency: service });
     app.post('/v1/things', async (_req, reply) => {

@@ -54,7 +54,12 @@ export function readsWithoutAContextDoNotCompile(
   void onramps.listAfter(em, 'mer_1', null, 1);
   const handMade = {
     kind: 'merchant' as const,
-    principal: { kind: 'secret_key' as const, merchantId: 'mer_2', keyId: 'key_2', scopes: ['all'] },
+    principal: {
+      kind: 'secret_key' as const,
+      merchantId: 'mer_2',
+      keyId: 'key_2',
+      scopes: ['all'],
+    },
     authentication: 'api_key' as const,
     merchantId: 'mer_2',
     environment: KeyEnvironment.Sandbox,
