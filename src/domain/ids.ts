@@ -39,6 +39,16 @@ export function newSecret(prefix: string): string {
   return `${prefix}${randomBytes(32).toString('base64url').replace(/[-_]/g, '')}`;
 }
 
+const PAYMENT_REFERENCE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** An onramp's payment reference: `PAY` and 12 characters of Crockford's base 32. */
+export function newPaymentReference(): string {
+  const bytes = newSecret('').slice(0, 12);
+  let out = 'PAY';
+  for (let i = 0; i < 12; i += 1) out += PAYMENT_REFERENCE_ALPHABET[bytes.charCodeAt(i) % 32];
+  return out;
+}
+
 /** A sandbox transfer's bank reference when the caller gives none. */
 export function newSandboxBankReference(): string {
   return `SBX-${ulid()}`;

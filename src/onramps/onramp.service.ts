@@ -5,7 +5,7 @@ import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
 import { checkMove } from '../domain/transitions';
 import { ONRAMP_LIFECYCLE } from '../domain/onramp-status';
-import { newId, newSecret } from '../domain/ids';
+import { newId, newPaymentReference, newSecret } from '../domain/ids';
 import { lagosDay } from '../domain/lagos-day';
 import {
   assertRateFitsSettlement,
@@ -43,15 +43,6 @@ type CreateOutcome = CreatedOnramp | { frozen: true };
 
 const merchantFrozen = () =>
   new DomainError(ErrorCode.MerchantFrozen, 'This merchant account is frozen; contact support');
-
-const PAYMENT_REFERENCE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
-function newPaymentReference(): string {
-  const bytes = newSecret('').slice(0, 12);
-  let out = 'PAY';
-  for (let i = 0; i < 12; i += 1) out += PAYMENT_REFERENCE_ALPHABET[bytes.charCodeAt(i) % 32];
-  return out;
-}
 
 /** Creating, reading, deactivating and expiring onramps. */
 export class OnrampService {
