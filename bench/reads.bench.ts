@@ -1,7 +1,8 @@
 /**
  * Reads: REST `GET /v1/deposits/{id}` and GraphQL `deposit(id)` against a bare node:http +
  * `pg` handler running the same SQL statements (bench/lib/bare-deposit-server.ts). DESIGN.md
- * target: at least half the bare handler's throughput, and p99 under 20 ms at 500 req/s.
+ * targets: REST at least 0.8x and GraphQL at least 0.7x the bare handler's throughput, and at
+ * 500 req/s a p99 at most 2x the bare handler's p99 in the same run.
  *
  * Seed: one MERCHANT_BALANCE onramp over REST and DEPOSITS sandbox transfers into it, waited
  * for until SETTLED, so every read returns a settled deposit; every request rotates over them.
@@ -46,8 +47,10 @@ const RATE_SOCKETS = 256;
 const RATE_WORKERS = 1;
 /** The gateway's pool (bench/lib/stack.ts: DB_POOL_MAX=10): the bare handler gets the same. */
 const POOL_MAX = 10;
-const P99_TARGET_MS = 20;
-const THROUGHPUT_TARGET_RATIO = 0.5;
+/** DESIGN.md: p99 at most this many times the bare handler's p99 at the same rate. */
+const P99_TARGET_RATIO = 2;
+/** DESIGN.md: throughput at least this share of the bare handler's, per target. */
+const THROUGHPUT_TARGET_RATIO = { rest: 0.8, graphql: 0.7 } as const;
 
 /** Every field of the GraphQL Deposit (the same set REST returns, plus `id`). */
 const GQL_DEPOSIT_QUERY = `query Deposit($id: ID!) {
@@ -327,13 +330,13 @@ export const readsBenchmark: Benchmark = {
             benchmark: NAME,
             figure: `${label} throughput vs bare`,
             unit: 'req/s',
-            target: round(bareThroughput * THROUGHPUT_TARGET_RATIO, 0),
+            target: round(bareThroughput * THROUGHPUT_TARGET_RATIO[name], 0),
             better: 'higher',
             measured: round(throughputOf(c), 0),
             baseline: round(bareThroughput, 0),
             baselineIs: 'bare node:http + pg, same SQL',
             note:
-              `target = ${THROUGHPUT_TARGET_RATIO} x bare; closed loop, ${CONCURRENCY} sockets, ` +
+              `target = ${THROUGHPUT_TARGET_RATIO[name]} x bare; closed loop, ${CONCURRENCY} sockets, ` +
               `${ROUNDS} x ${SLICE_MS / 1000} s interleaved with bare (ratio per round ` +
               `${sliceRatios.join(', ')}); p50/p99 ${round(percentile(c.latenciesMs, 50))}/` +
               `${round(percentile(c.latenciesMs, 99))} ms (bare ` +
@@ -344,13 +347,13 @@ export const readsBenchmark: Benchmark = {
             benchmark: NAME,
             figure: `${label} p99 @${RATE}/s`,
             unit: 'ms',
-            target: P99_TARGET_MS,
+            target: round(bareRateP99 * P99_TARGET_RATIO),
             better: 'lower',
             measured: round(percentile(o.latenciesMs, 99)),
             baseline: round(bareRateP99),
             baselineIs: `bare p99 @${RATE}/s`,
             note:
-              `open loop, ${ROUNDS} x ${SLICE_MS / 1000} s interleaved with bare, latency from ` +
+              `target = ${P99_TARGET_RATIO} x bare p99; open loop, ${ROUNDS} x ${SLICE_MS / 1000} s interleaved with bare, latency from ` +
               `each request's due time; p50 ${round(percentile(o.latenciesMs, 50))} ms (bare ` +
               `${round(percentile(open.bare.latenciesMs, 50))} ms); max ` +
               `${round(Math.max(...o.latenciesMs))} ms; ${round(throughputOf(o), 0)} req/s ` +
