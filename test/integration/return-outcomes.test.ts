@@ -176,6 +176,34 @@ describe('return outcomes: notification and polled answer share one apply (real 
     await expectLedgerClean();
   });
 
+  it('a runner restart forgets the sandbox bank: the new process treats the reference as new and completes it', async () => {
+    lose = true;
+    const { depositId, reference } = await sentReturn();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    lose = false;
+    // Another process: a fresh sandbox bank that notifies in-process, as the runner's default.
+    const restarted: { services?: Services } = {};
+    const freshBank = new SandboxBankTransfers({
+      delayMs: 0,
+      notify: async (event, notifyEm) => {
+        await restarted.services!.returnOutcomes.notified(notifyEm, event);
+      },
+    });
+    restarted.services = createServices(loadConfig({ RETURN_FEE_NGN: '100' }), clock, {
+      bankTransfers: freshBank,
+    });
+    clock.advance(31_000);
+    expect(await restarted.services.returnSender.sendDue(em())).toBe(1);
+    expect(freshBank.transfers.map((t) => t.reference)).toEqual([reference]);
+    await eventually(
+      async () => ((await kit.reload(depositId)).status === 'RETURNED' ? true : undefined),
+      5000,
+      20,
+    );
+    expect(await postings(depositId)).toBe('1');
+    await expectLedgerClean();
+  });
+
   it('an unknown reference is reported as unknown and touches nothing', async () => {
     expect(
       await services.returnOutcomes.notified(em(), {
