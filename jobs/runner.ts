@@ -48,6 +48,8 @@ async function main(): Promise<void> {
       log.error({ err: error }, 'risk blocklist file unreadable; keeping the last good list'),
     onDepositSettled: metrics.observeSettlement,
     payoutSigningLog: log,
+    onBankNotifyError: (error, reference) =>
+      log.warn({ err: error, reference }, 'sandbox bank notification failed; the sweep recovers'),
   });
   warnAboutSecrets(log, { encryption: services.encryption });
   // Health and metrics first: a port already taken stops start-up before any job is taken.

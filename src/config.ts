@@ -11,6 +11,7 @@ import {
   positiveInt,
   usdAmount,
 } from './config-fields';
+import { bankConfigFields } from './config-bank';
 
 /**
  * Every setting the processes read, validated in one place. A bad value stops start-up
@@ -105,6 +106,7 @@ export const configSchema = z.object({
   SETTLEMENT_GATHER_MS: z.coerce.number().int().min(0).max(5_000).default(50),
   /** Sandbox FX venue: milliseconds each batch of orders takes, as a real venue's round trip. */
   SANDBOX_FX_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+  ...bankConfigFields,
   JOB_POLL_MS: positiveInt(1000),
   /** How often the job runner expires short-lived onramps past their TTL (reads are exact anyway). */
   /** How often the runner sends returns to the payer whose notice it missed (safety net). */

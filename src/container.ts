@@ -37,9 +37,9 @@ import { OperatorTokenService } from './operator';
 import { OperatorService } from './operator';
 import { TreasuryService } from './ledger';
 import { DepositResolutionService } from './deposits';
-import { DepositReturnService, ReturnSender } from './deposits';
+import { DepositReturnService, ReturnOutcomes, ReturnSender } from './deposits';
 import type { BankTransfers } from './adapters/bank/bank-transfers';
-import { SandboxBankTransfers } from './adapters/bank/sandbox-bank-transfers';
+import { sandboxBankFromConfig } from './adapters/bank/sandbox-bank-from-config';
 import { HttpWebhookSender, resolvesToPublicOnly } from './adapters/webhook/webhook-sender';
 import { webhookEnvelope } from './webhooks';
 import { VERSION } from './version';
@@ -64,6 +64,8 @@ export interface Services {
   returns: DepositReturnService;
   /** Sends started returns to the bank; run by the job runner only. */
   returnSender: ReturnSender;
+  /** Records a return's outcome: the runner's polled answer and the bank's notification. */
+  returnOutcomes: ReturnOutcomes;
   ingestion: DepositIngestionService;
   settlement: DepositSettlementService;
   reversals: DepositReversalService;
@@ -103,6 +105,8 @@ export interface ServiceAdapters {
   onBlocklistError?: (error: unknown) => void;
   /** The bank's outbound transfers (returns to the payer); the sandbox bank by default. */
   bankTransfers?: BankTransfers;
+  /** Where the sandbox bank reports a return notification it could not deliver. */
+  onBankNotifyError?: (error: unknown, reference: string) => void;
   /** Where webhooks are sent (default: HTTP with the configured timeout). */
   webhookSender?: WebhookSender;
   /** DNS check of a webhook host when it is set (default: the system resolver). */
@@ -141,6 +145,7 @@ export function createServices(
   const ledger = new LedgerService(clock);
   const depositTransitions = new DepositTransitions(clock, ledger);
   const returns = new DepositReturnService(clock, depositTransitions, dec(config.RETURN_FEE_NGN));
+  const returnOutcomes = new ReturnOutcomes(clock, ledger, depositTransitions);
   const limits = {
     perDepositUsd: dec(config.DEPOSIT_LIMIT_USD),
     merchantDailyUsd: dec(config.MERCHANT_DAILY_LIMIT_USD),
@@ -209,10 +214,11 @@ export function createServices(
     returns,
     returnSender: new ReturnSender(
       clock,
-      ledger,
-      depositTransitions,
-      adapters.bankTransfers ?? new SandboxBankTransfers(),
+      returnOutcomes,
+      adapters.bankTransfers ??
+        sandboxBankFromConfig(config, clock, returnOutcomes, adapters.onBankNotifyError),
     ),
+    returnOutcomes,
     ingestion: new DepositIngestionService(clock, limits, ledger, returns),
     settlement: new DepositSettlementService(
       clock,

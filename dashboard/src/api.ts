@@ -137,3 +137,19 @@ export async function gql<T>(query: string, variables: Record<string, unknown> =
   }
   return body.data;
 }
+
+/**
+ * A file from a REST route the session may call (the report downloads): the cookie travels on
+ * its own, the CSRF token in its header. Answers the body and the file name the server gave.
+ */
+export async function download(path: string): Promise<{ blob: Blob; fileName: string | null }> {
+  const response = await send(path, {
+    method: 'GET',
+    headers: { 'x-csrf-token': csrfToken ?? '' },
+  });
+  if (response.status === 401) unauthorizedHandler?.();
+  if (!response.ok) throw await readError(response);
+  const disposition = response.headers.get('content-disposition') ?? '';
+  const fileName = /filename="([^"]+)"/.exec(disposition)?.[1] ?? null;
+  return { blob: await response.blob(), fileName };
+}

@@ -18,6 +18,7 @@ import { DepositsSection, type Deposit } from './deposits.js';
 import { busy, byId, errorMessage, setText } from './dom.js';
 import { OnrampsSection } from './onramps.js';
 import { RateSection } from './rate.js';
+import { ReportsSection } from './reports.js';
 import { SandboxSection } from './sandbox.js';
 import { SignInView } from './sign-in.js';
 import { VolumeChartSection } from './volume-chart.js';
@@ -45,6 +46,7 @@ const sandbox = new SandboxSection();
 const addressBook = new AddressBookSection();
 const paymentRules = new PaymentRulesSection();
 const apiKeys = new ApiKeysSection();
+const reports = new ReportsSection();
 const detail = new DepositDetailSection();
 const deposits = new DepositsSection({
   onChange: (deposit, previous, live) => onDepositChange(deposit, previous, live),
@@ -202,6 +204,7 @@ function leave(message?: string): void {
   addressBook.reset();
   paymentRules.reset();
   apiKeys.reset();
+  reports.reset();
   setText(merchantName, '');
   setText(merchantEnv, '');
   document.title = 'Onramp dashboard';

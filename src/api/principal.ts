@@ -18,6 +18,11 @@ declare module 'fastify' {
     public?: boolean;
     /** Routes an onramp's client secret may call (the read services hold it to its onramp). */
     clientSecret?: boolean;
+    /**
+     * REST routes the dashboard calls with its session cookie and CSRF token (as GraphQL),
+     * besides a key: the report downloads. The session's scopes apply as a key's would.
+     */
+    dashboardSession?: boolean;
     /** Operator routes: an operator token, never a merchant key. */
     operator?: boolean;
     /**

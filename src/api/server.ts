@@ -66,13 +66,16 @@ export async function buildGateway(options: GatewayOptions) {
 
   const deployment = { environment: environmentOf(services.config), clock: services.clock };
   /**
-   * The request's context, built once: from a bearer key; or, for GraphQL only, the
-   * dashboard's session cookie together with its CSRF token (the cookie alone grants nothing:
-   * another site can make a browser send it, but cannot read the token).
+   * The request's context, built once: from a bearer key; or, for GraphQL and the routes marked
+   * `dashboardSession` only, the dashboard's session cookie together with its CSRF token (the
+   * cookie alone grants nothing: another site can make a browser send it, but cannot read the
+   * token).
    */
   const contextOf = async (request: FastifyRequest) => {
     const session = cookieValue(request.headers, SESSION_COOKIE);
-    if (request.headers.authorization === undefined && session && isGraphQLRequest(request)) {
+    const sessionRoute =
+      isGraphQLRequest(request) || request.routeOptions.config?.dashboardSession === true;
+    if (request.headers.authorization === undefined && session && sessionRoute) {
       const csrf = request.headers['x-csrf-token'];
       const resumed = await services.dashboardSessions.resume(
         request.em,

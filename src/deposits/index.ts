@@ -28,3 +28,5 @@ export { reportSettled } from './settlement-observer';
 export type { SettledDeposit, SettlementObserver } from './settlement-observer';
 export { DepositReturnService } from './deposit-returns.service';
 export { ReturnSender } from './return-sender';
+export { ReturnOutcomes } from './return-outcomes';
+export type { AppliedReturnOutcome } from './return-outcomes';

@@ -1,14 +1,10 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BankTransfers, ReturnOutcome } from '../adapters/bank/bank-transfers';
 import type { Clock } from '../clock';
-import { Deposit } from '../db/entities/deposit.entity';
 import { executeInTransaction } from '../db/locks';
-import { OPERATOR, transfer } from '../domain/ledger';
 import { dec } from '../domain/money';
-import type { LedgerService } from '../ledger';
 import type { Logger } from 'pino';
-import type { DepositTransitions } from './deposit-transitions';
+import type { ReturnOutcomes } from './return-outcomes';
 
 /** How long a claimed attempt waits before the sweep sends it again (a crashed runner's). */
 const CLAIM_MS = 30_000;
@@ -29,14 +25,14 @@ interface ClaimedReturn {
  * The runner's side of returns, like FX orders: claim the due attempts and commit (the claim
  * pushes `next_attempt_at` out, so a crash leaves them due again later), call the bank outside
  * any transaction with the attempt's id as reference (idempotent at the bank), then apply each
- * outcome in its own transaction. A retried attempt reuses its reference, so the bank moves
- * the money once.
+ * outcome through `ReturnOutcomes` (shared with the bank's notifications). A retried attempt
+ * reuses its reference, so the bank moves the money once; an `accepted` attempt (SENT) is
+ * asked again by the sweep, which is how a lost notification is recovered.
  */
 export class ReturnSender {
   constructor(
     private readonly clock: Clock,
-    private readonly ledger: LedgerService,
-    private readonly transitions: DepositTransitions,
+    private readonly outcomes: ReturnOutcomes,
     private readonly bank: BankTransfers,
     private readonly logger?: Logger,
   ) {}
@@ -91,7 +87,7 @@ export class ReturnSender {
         this.logger?.warn({ err: error, returnId: attempt.id }, 'bank return call failed');
         continue;
       }
-      await this.apply(em, attempt, outcome);
+      await this.outcomes.apply(em, attempt.id, outcome);
     }
     return claimed.length;
   }
@@ -111,59 +107,6 @@ export class ReturnSender {
                     r.fee_ngn::text as fee_ngn, r.to_account, r.bank_code, r.name`,
         [new Date(now.getTime() + CLAIM_MS), now, now],
       ),
-    );
-  }
-
-  /** Records the bank's answer: RETURNED with the NGN out, RETURN_FAILED, or still waiting. */
-  async apply(em: EntityManager, attempt: ClaimedReturn, outcome: ReturnOutcome): Promise<void> {
-    await em.fork().transactional(async (tx) => {
-      const deposit = await tx.findOneOrFail(
-        Deposit,
-        { id: attempt.deposit_id },
-        { lockMode: LockMode.PESSIMISTIC_WRITE },
-      );
-      const [open] = await executeInTransaction<{ id: string }>(
-        tx,
-        `select id from deposit_returns where id = ? and status in ('PENDING', 'SENT') for update`,
-        [attempt.id],
-      );
-      // Already applied (another runner's answer for the same reference): nothing to do.
-      if (!open || deposit.status !== 'RETURNING') return;
-      if (outcome.outcome === 'accepted') {
-        await this.setAttempt(tx, attempt.id, 'SENT', null);
-        return;
-      }
-      if (outcome.outcome === 'refused') {
-        await this.setAttempt(tx, attempt.id, 'FAILED', outcome.reason);
-        await this.transitions.moveTo(tx, deposit, 'RETURN_FAILED');
-        return;
-      }
-      const amount = dec(attempt.amount_ngn);
-      const fee = dec(attempt.fee_ngn);
-      await this.setAttempt(tx, attempt.id, 'COMPLETED', null);
-      await this.ledger.post(tx, {
-        kind: 'deposit_returned',
-        depositId: deposit.id,
-        memo: `returned to the payer (${attempt.id}), fee ${fee.toFixed(2)} NGN`,
-        postings: [
-          ...transfer(OPERATOR.ngnReturns, OPERATOR.ngnBank, amount.minus(fee)),
-          ...transfer(OPERATOR.ngnReturns, OPERATOR.ngnReturnFees, fee),
-        ],
-      });
-      await this.transitions.moveTo(tx, deposit, 'RETURNED', { ngnLeft: true });
-    });
-  }
-
-  private async setAttempt(
-    tx: EntityManager,
-    id: string,
-    status: 'SENT' | 'COMPLETED' | 'FAILED',
-    failureReason: string | null,
-  ): Promise<void> {
-    await executeInTransaction(
-      tx,
-      'update deposit_returns set status = ?, failure_reason = ?, updated_at = ? where id = ?',
-      [status, failureReason, this.clock.now(), id],
     );
   }
 }

@@ -160,6 +160,15 @@ describe('bank notifications end to end', () => {
     expect(missing.status).toBe(400);
     expect(missing.body.error.code).toBe('missing_parameter');
 
+    // A return's outcome: the reason is required on a failure, the reference on both.
+    const noReason = JSON.stringify({ event: 'transfer.return_failed', data: { reference: 'r' } });
+    expect((await notify(noReason)).body.error).toMatchObject({
+      code: 'missing_parameter',
+      message: expect.stringContaining('data.reason'),
+    });
+    const badRef = JSON.stringify({ event: 'transfer.return_completed', data: { reference: 5 } });
+    expect((await notify(badRef)).body.error.code).toBe('invalid_parameter');
+
     const huge = JSON.stringify({ event: 'transfer.received', data: { pad: 'x'.repeat(70_000) } });
     const tooLarge = await notify(huge);
     expect(tooLarge.status).toBe(413);
@@ -227,6 +236,16 @@ describe('bank notifications end to end', () => {
     const operation = openapi.body.paths[PATH].post;
     expect(operation.summary).toEqual(expect.any(String));
     expect(operation.security).toEqual([]);
+    const events = operation.requestBody.content['application/json'].schema.anyOf.map(
+      (shape: { properties: { event: { const?: string; enum?: string[] } } }) =>
+        shape.properties.event.const ?? shape.properties.event.enum?.[0],
+    );
+    expect(events).toEqual([
+      'transfer.received',
+      'transfer.reversed',
+      'transfer.return_completed',
+      'transfer.return_failed',
+    ]);
   });
 
   it('is not served when BANK_WEBHOOK_SECRET is unset', async () => {

@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config';
 import { createServices, type Services } from '../../src/container';
 import { dec } from '../../src/domain/money';
 import { SandboxFxVenue } from '../../src/adapters/fx/sandbox-fx-venue';
+import { SandboxBankTransfers } from '../../src/adapters/bank/sandbox-bank-transfers';
 import { FxPermanentFailure, FxTemporaryFailure } from '../../src/adapters/fx/fx-venue';
 import { checkLedger, LEDGER_CHECK_NAMES } from '../../src/reconciliation/ledger-check';
 import { createTestDatabase, forgetTestDatabase, openTestOrm } from '../support/db';
@@ -115,6 +116,8 @@ describe('ledger check', () => {
       const clock = new ManualClock('2026-07-01T12:00:00Z');
       let venue: 'ok' | 'temporary' | 'permanent' = 'ok';
       const services: Services = createServices(loadConfig({ RETURN_FEE_NGN: '50' }), clock, {
+        // The sandbox bank without a notifier answers at once: RETURNED within sendDue.
+        bankTransfers: new SandboxBankTransfers(),
         fxVenue: (em) =>
           venue === 'ok'
             ? new SandboxFxVenue(em)

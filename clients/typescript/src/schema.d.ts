@@ -64,8 +64,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Bank provider notification: an inbound NGN transfer or its reversal
-     * @description Called by the bank provider, not by merchants. Authenticated by the x-bank-signature HMAC over the raw body, not by an API key. Idempotent by the bank reference: a repeated notification answers 200 with the same deposit. See docs/bank-notifications.md.
+     * Bank provider notification: an inbound NGN transfer, its reversal, or the outcome of a return
+     * @description Called by the bank provider, not by merchants. Authenticated by the x-bank-signature HMAC over the raw body, not by an API key. Idempotent by the bank reference: a repeated notification answers 200 with the same deposit. A return outcome (transfer.return_completed / transfer.return_failed) names the reference we sent with the return. See docs/bank-notifications.md.
      */
     post: operations['receiveBankNotification'];
     delete?: never;
@@ -1983,6 +1983,26 @@ export interface operations {
                 /** Format: date-time */
                 reversed_at?: string;
               };
+            }
+          | {
+              /** @enum {string} */
+              event: 'transfer.return_completed';
+              data: {
+                /** @description The reference we sent with the return (ret_...) */
+                reference: string;
+                /** Format: date-time */
+                completed_at?: string;
+              };
+            }
+          | {
+              /** @enum {string} */
+              event: 'transfer.return_failed';
+              data: {
+                /** @description The reference we sent with the return (ret_...) */
+                reference: string;
+                /** @description The bank's reason, kept for the operator */
+                reason: string;
+              };
             };
       };
     };
@@ -2020,7 +2040,7 @@ export interface operations {
               | 'RETURNING'
               | 'RETURNED'
               | 'RETURN_FAILED';
-            /** @description No onramp held the account number: kept for the operator */
+            /** @description No onramp held the account number (kept for the operator), or no return of ours has the reference (ignored) */
             unmatched?: boolean;
           };
         };

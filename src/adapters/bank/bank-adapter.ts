@@ -1,10 +1,19 @@
 import { DomainError, ErrorCode } from '../../domain/errors';
 import type { InboundTransfer } from '../../deposits';
 
+/**
+ * The bank's outcome of one of our outbound returns to a payer. `reference` is the idempotency
+ * reference we sent with it (the `deposit_returns` attempt id).
+ */
+export type ReturnNotification =
+  | { type: 'transfer.return_completed'; reference: string; completedAt?: Date }
+  | { type: 'transfer.return_failed'; reference: string; reason: string };
+
 /** What a bank provider tells us, in our own vocabulary. */
 export type BankEvent =
   | { type: 'transfer.received'; transfer: InboundTransfer }
-  | { type: 'transfer.reversed'; bankReference: string; reversedAt?: Date };
+  | { type: 'transfer.reversed'; bankReference: string; reversedAt?: Date }
+  | ReturnNotification;
 
 /** Request headers as Node hands them over (names in lower case). */
 export type BankNotificationHeaders = Record<string, string | string[] | undefined>;

@@ -20,7 +20,12 @@ const V1_SIGNATURE = /^v1=([0-9a-fA-F]{64})$/;
 /** ISO 8601 date-time with an explicit offset: a time without one is ambiguous. */
 const ISO_DATE_TIME =
   /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:?[0-9]{2})$/i;
-const EVENTS = ['transfer.received', 'transfer.reversed'] as const;
+const EVENTS = [
+  'transfer.received',
+  'transfer.reversed',
+  'transfer.return_completed',
+  'transfer.return_failed',
+] as const;
 
 export interface HmacBankAdapterOptions {
   /** The shared secret, or several while the bank rotates it (any of them verifies). */
@@ -158,6 +163,21 @@ export class HmacBankAdapter implements BankNotificationAdapter {
     if (data === undefined || data === null) throw BankPayloadError.missing('data');
     if (!isObject(data)) throw BankPayloadError.invalid('data', 'must be a JSON object');
 
+    if (event === 'transfer.return_completed') {
+      const completedAt = optionalDateTime(data, 'completed_at');
+      return {
+        type: 'transfer.return_completed',
+        reference: requiredString(data, 'reference'),
+        ...(completedAt ? { completedAt } : {}),
+      };
+    }
+    if (event === 'transfer.return_failed') {
+      return {
+        type: 'transfer.return_failed',
+        reference: requiredString(data, 'reference'),
+        reason: requiredString(data, 'reason'),
+      };
+    }
     if (event === 'transfer.reversed') {
       const reversedAt = optionalDateTime(data, 'reversed_at');
       return {

@@ -56,8 +56,29 @@ function notificationBody(world: FuzzWorld): fc.Arbitrary<string | Buffer> {
       }),
     ),
   });
+  // The outcome of one of our returns: its reference is a return attempt id (none of the
+  // world's deposits is returning, so every one is unknown: 200 unmatched) or anything else.
+  const returnOutcome = fc.record(
+    {
+      event: field(fc.constantFrom('transfer.return_completed', 'transfer.return_failed')),
+      data: field(
+        fc.record(
+          {
+            reference: field(fc.oneof(reference, fc.stringMatching(/^ret_[0-9a-z]{6,26}$/))),
+            reason: field(fc.string({ unit: 'grapheme', maxLength: 600 })),
+            completed_at: field(fc.constantFrom(new Date().toISOString(), '2026-02-30T25:00')),
+          },
+          { requiredKeys: [] },
+        ),
+      ),
+    },
+    { requiredKeys: [] },
+  );
   return fc.oneof(
-    { weight: 4, arbitrary: fc.oneof(transfer, reversal).map((v) => JSON.stringify(v)) },
+    {
+      weight: 4,
+      arbitrary: fc.oneof(transfer, reversal, returnOutcome).map((v) => JSON.stringify(v)),
+    },
     { weight: 1, arbitrary: hostileBodyText() },
   );
 }

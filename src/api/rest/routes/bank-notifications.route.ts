@@ -1,6 +1,10 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsync, FastifyRequest, FastifySchemaCompiler } from 'fastify';
-import type { BankEvent, BankNotificationAdapter } from '../../../adapters/bank/bank-adapter';
+import type {
+  BankEvent,
+  BankNotificationAdapter,
+  ReturnNotification,
+} from '../../../adapters/bank/bank-adapter';
 import {
   BANK_SIGNATURE_HEADER,
   BANK_TIMESTAMP_HEADER,
@@ -20,7 +24,11 @@ const NotificationAnswer = Type.Object({
     Type.String({ enum: [...DEPOSIT_STATUSES], description: 'The deposit status now' }),
   ),
   unmatched: Type.Optional(
-    Type.Boolean({ description: 'No onramp held the account number: kept for the operator' }),
+    Type.Boolean({
+      description:
+        'No onramp held the account number (kept for the operator), or no return of ours has ' +
+        'the reference (ignored)',
+    }),
   ),
 });
 
@@ -43,6 +51,20 @@ const NotificationBody = Type.Union([
   Type.Object({
     event: Type.Literal('transfer.reversed'),
     data: Type.Object({ reference: Type.String(), reversed_at: Type.Optional(Iso) }),
+  }),
+  Type.Object({
+    event: Type.Literal('transfer.return_completed'),
+    data: Type.Object({
+      reference: Type.String({ description: 'The reference we sent with the return (ret_...)' }),
+      completed_at: Type.Optional(Iso),
+    }),
+  }),
+  Type.Object({
+    event: Type.Literal('transfer.return_failed'),
+    data: Type.Object({
+      reference: Type.String({ description: 'The reference we sent with the return (ret_...)' }),
+      reason: Type.String({ description: "The bank's reason, kept for the operator" }),
+    }),
   }),
 ]);
 
@@ -70,6 +92,35 @@ const { 429: _noRateLimit, ...notificationErrors } = errorResponses(404, 413);
 async function isUnmatchedTransfer(request: FastifyRequest, bankReference: string) {
   const rows = await request.em.getConnection().execute(UNMATCHED_TRANSFER_SQL, [bankReference]);
   return rows.length > 0;
+}
+
+/**
+ * The outcome of one of our returns: applied by the same code as the runner's polled answer
+ * (once, whichever comes first). A reference we never sent is acknowledged, not 404: the bank
+ * would retry it forever, and no retry can make it ours (attempts exist before we call it).
+ */
+async function returnNotified(
+  services: Services,
+  request: FastifyRequest,
+  event: ReturnNotification,
+) {
+  const applied = await services.returnOutcomes.notified(request.em, event);
+  if (applied.kind === 'unknown') {
+    request.log.warn(
+      { reference: event.reference, event: event.type },
+      'return notification for an unknown reference',
+    );
+    return { received: true, unmatched: true };
+  }
+  request.log.info(
+    {
+      reference: event.reference,
+      depositId: applied.depositId,
+      applied: applied.kind === 'applied',
+    },
+    'bank return notification received',
+  );
+  return { received: true, deposit_id: applied.depositId, status: applied.status };
 }
 
 /**
@@ -115,6 +166,9 @@ export const bankNotificationRoutes =
         );
         return { received: true, deposit_id: outcome.deposit.id, status: outcome.deposit.status };
       }
+      if (event.type === 'transfer.return_completed' || event.type === 'transfer.return_failed') {
+        return returnNotified(services, request, event);
+      }
       try {
         const { deposit, reversed } = await services.reversals.reverse(
           request.em,
@@ -152,11 +206,14 @@ export const bankNotificationRoutes =
         validatorCompiler: rawBodyValidator,
         schema: {
           operationId: 'receiveBankNotification',
-          summary: 'Bank provider notification: an inbound NGN transfer or its reversal',
+          summary:
+            'Bank provider notification: an inbound NGN transfer, its reversal, or the outcome of a return',
           description:
             'Called by the bank provider, not by merchants. Authenticated by the x-bank-signature ' +
             'HMAC over the raw body, not by an API key. Idempotent by the bank reference: a ' +
-            'repeated notification answers 200 with the same deposit. See docs/bank-notifications.md.',
+            'repeated notification answers 200 with the same deposit. A return outcome ' +
+            '(transfer.return_completed / transfer.return_failed) names the reference we sent ' +
+            'with the return. See docs/bank-notifications.md.',
           tags: ['bank'],
           security: [],
           headers: NotificationHeaders,

@@ -60,7 +60,7 @@ export const reportRoutes =
     app.get(
       '/v1/reports/deposits.csv',
       {
-        config: { scopes: ['deposits:read'] },
+        config: { scopes: ['deposits:read'], dashboardSession: true },
         schema: {
           operationId: 'exportDepositsCsv',
           summary: 'Deposits created in a period, as CSV, oldest first (streamed)',
@@ -80,7 +80,7 @@ export const reportRoutes =
     app.get(
       '/v1/reports/ledger.csv',
       {
-        config: { scopes: ['balance:read'] },
+        config: { scopes: ['balance:read'], dashboardSession: true },
         schema: {
           operationId: 'exportLedgerCsv',
           summary: "Postings on the merchant's USD balances in a period, as CSV (streamed)",
