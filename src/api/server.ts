@@ -9,6 +9,7 @@ import { environmentOf, type Services } from '../container';
 import { merchantContext } from '../context/request-context';
 import { forbidden } from '../context/read-scope';
 import { createApollo } from './graphql/apollo';
+import { graphqlDocumentCache } from './graphql/document-cache';
 import type { GraphQLContext } from './graphql/context';
 import { buildGraphQLSchema } from './graphql/schema';
 import { requestContextOf } from './principal';
@@ -154,8 +155,11 @@ export async function buildGateway(options: GatewayOptions) {
   );
 
   const schema = await buildGraphQLSchema();
+  // One parse and validation per distinct document, whichever transport brings it.
+  const documents = graphqlDocumentCache(schema, production);
   const apollo = createApollo(schema, {
     production,
+    documents,
     log: app.log,
     plugins: [fastifyApolloDrainPlugin(app as unknown as FastifyInstance)],
   });
@@ -192,6 +196,7 @@ export async function buildGateway(options: GatewayOptions) {
       depositEvents,
       databaseUrl: services.config.DATABASE_URL,
       limiter,
+      documents,
     });
     await websocket.start();
     metrics.countWebSockets(() => websocket?.connections() ?? 0);

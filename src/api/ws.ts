@@ -10,8 +10,7 @@ import { merchantContext, type MerchantContext, type Principal } from '../contex
 import { DomainError, ErrorCode } from '../domain/errors';
 import { hashSecret } from '../merchants';
 import { formatGraphQLError } from './graphql/errors';
-import { gatewayValidationRules, MAX_QUERY_TOKENS } from './graphql/validation-rules';
-import { DocumentCache } from './graphql/document-cache';
+import { graphqlDocumentCache, type DocumentCache } from './graphql/document-cache';
 import { cookieValue, sameOrigin, SESSION_COOKIE } from './dashboard/cookies';
 import type { DepositEvents } from './subscriptions/deposit-event-hub';
 import { SharedSubscriptionExecution } from './subscriptions/shared-execution';
@@ -67,6 +66,8 @@ export function attachGraphQLWebSocket(options: {
   databaseUrl?: string;
   /** Failed authentications per client address, shared with HTTP (none: not counted). */
   limiter?: AddressLimiter;
+  /** Parsed and validated documents, shared with HTTP (none: a cache of its own). */
+  documents?: DocumentCache;
 }): { start(): Promise<void>; close(): Promise<void>; connections(): number } {
   const wss = new WebSocketServer({
     server: options.server,
@@ -99,11 +100,8 @@ export function attachGraphQLWebSocket(options: {
       })
     : undefined;
   // The same rules as over HTTP: limits, and introspection refused in production.
-  const documents = new DocumentCache(
-    options.schema,
-    gatewayValidationRules({ production: config.ONRAMP_ENV === 'production' }),
-    { maxEntries: 500, maxQueryLength: 4096, maxTokens: MAX_QUERY_TOKENS },
-  );
+  const documents =
+    options.documents ?? graphqlDocumentCache(options.schema, config.ONRAMP_ENV === 'production');
 
   /**
    * The dashboard's socket: its session cookie came with the upgrade request, and its CSRF

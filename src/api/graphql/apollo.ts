@@ -9,10 +9,31 @@ import type { GraphQLContext } from './context';
 import { formatGraphQLError } from './errors';
 import { hostileVariables } from '../nul-characters';
 import { GRAPHQL_PARSE_OPTIONS, gatewayExtraRules, operationLimitError } from './validation-rules';
+import { BoundedCache } from './bounded-cache';
+import type { DocumentCache } from './document-cache';
+import { costDependsOnVariables } from './limits';
 
-/** Every GraphQL answer is per caller and live: never cached. */
-const noStore: ApolloServerPlugin = {
+/**
+ * Per request, one plugin (each plugin's hooks cost promises on every request): every answer
+ * is per caller and live, so never cached; and the cost is checked again with the request's
+ * variables before execution, when they can change it (page sizes given as variables are only
+ * known per request, after validation, which is done once per document).
+ */
+const perRequest: ApolloServerPlugin = {
   requestDidStart: async () => ({
+    didResolveOperation: async ({ schema, document, operationName, request }) => {
+      // Variables of a GET are not in a JSON body, so the body's NUL check never saw them.
+      const refusal =
+        hostileVariables(request.variables ?? null) ??
+        (costDependsOnVariables(document)
+          ? operationLimitError(schema, document, operationName, request.variables)?.message
+          : undefined);
+      if (refusal) {
+        throw new GraphQLError(refusal, {
+          extensions: { code: 'INVALID_PARAMETER', http: { status: 400 } },
+        });
+      }
+    },
     willSendResponse: async ({ response }) => {
       response.http.headers.set('cache-control', 'no-store');
     },
@@ -20,31 +41,33 @@ const noStore: ApolloServerPlugin = {
 };
 
 /**
- * Page sizes given as variables are only known per request, after validation (whose result
- * Apollo caches per document): the cost is checked again with them before execution.
+ * Automatic persisted queries: a client sends a document's SHA-256 instead of the document
+ * once the gateway knows it (Apollo registers it from a request carrying both, after it
+ * validated). An unknown hash answers `PersistedQueryNotFound`, and the client sends both.
+ * Bounded by entries and total length, like the document cache.
  */
-const operationCost: ApolloServerPlugin = {
-  requestDidStart: async () => ({
-    didResolveOperation: async ({ schema, document, operationName, request }) => {
-      // Variables of a GET are not in a JSON body, so the body's NUL check never saw them.
-      const refusal =
-        hostileVariables(request.variables ?? null) ??
-        operationLimitError(schema, document, operationName, request.variables)?.message;
-      if (refusal) {
-        throw new GraphQLError(refusal, {
-          extensions: { code: 'INVALID_PARAMETER', http: { status: 400 } },
-        });
-      }
-    },
-  }),
+export const PERSISTED_QUERY_LIMITS = {
+  maxEntries: 1000,
+  maxEntrySize: 64 * 1024,
+  maxTotalSize: 4 * 1024 * 1024,
 };
 
 export function createApollo<TContext extends object = GraphQLContext>(
   schema: GraphQLSchema,
-  options: { production: boolean; log: FastifyBaseLogger; plugins?: ApolloServerPlugin[] },
+  options: {
+    production: boolean;
+    log: FastifyBaseLogger;
+    plugins?: ApolloServerPlugin[];
+    /** Parsed and validated documents, shared with graphql-ws (none: Apollo's own store). */
+    documents?: DocumentCache;
+  },
 ): ApolloServer<TContext> {
   return new ApolloServer<TContext>({
     schema,
+    ...(options.documents ? { documentStore: options.documents.documentStore } : {}),
+    persistedQueries: {
+      cache: new BoundedCache<string>(PERSISTED_QUERY_LIMITS, (query) => query.length),
+    },
     // Introspection is refused by the gateway's own rule in production (gatewayExtraRules), the
     // same on HTTP and the websocket; Apollo's would add a second, differently shaped error.
     introspection: true,
@@ -55,8 +78,7 @@ export function createApollo<TContext extends object = GraphQLContext>(
       // The default cache-control plugin hooks every field to compute a policy this schema
       // never sets; its one output, `cache-control: no-store`, is set here instead.
       ApolloServerPluginCacheControlDisabled(),
-      noStore,
-      operationCost,
+      perRequest,
       ...(options.plugins ?? []),
     ],
     allowBatchedHttpRequests: false,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   GraphQLError,
   parse,
@@ -6,13 +7,20 @@ import {
   type GraphQLSchema,
   type ValidationRule,
 } from 'graphql';
-import { GRAPHQL_PARSE_OPTIONS } from './validation-rules';
+import { BoundedCache } from './bounded-cache';
+import {
+  GRAPHQL_PARSE_OPTIONS,
+  gatewayValidationRules,
+  MAX_QUERY_TOKENS,
+} from './validation-rules';
 
 export interface DocumentCacheOptions {
   /** Documents kept (least recently used goes first). */
   maxEntries: number;
   /** Longer query texts are checked every time, never kept: bounds memory per entry. */
   maxQueryLength: number;
+  /** The query texts of all entries together, at most (default: no bound beyond the two above). */
+  maxTotalLength?: number;
   /** The parser gives up after this many tokens (default: the gateway's, as over HTTP). */
   maxTokens?: number;
 }
@@ -35,33 +43,64 @@ function coded(error: GraphQLError, code: string): GraphQLError {
   });
 }
 
+/** What Apollo names a document by (`queryHash`): the SHA-256 of its text, in hex. */
+export function queryHashOf(query: string): string {
+  return createHash('sha256').update(query).digest('hex');
+}
+
+/** A parsed document's query text length (what bounds its memory). */
+const sourceLengthOf = (document: DocumentNode): number => document.loc?.source.body.length ?? 0;
+
 /**
- * Parse and validation results by query text, for graphql-ws: thousands of dashboards send
- * the same few subscription documents. Only valid documents are kept, and at most
- * `maxEntries` of them, so a client sending endless distinct (or broken) queries cannot grow
- * it; at worst it evicts entries and pays for its own parsing.
+ * Parsed and validated documents by the SHA-256 of their text, shared by both transports:
+ * graphql-ws calls `check`, and Apollo (HTTP) uses `documentStore` as its own document store,
+ * so a document is parsed and validated once per gateway, whichever transport brings it. Both
+ * validate with the same rules (`gatewayValidationRules`), and only valid documents are kept.
+ * Bounded by entries and by their texts' total length, so a client sending endless distinct
+ * (or broken) queries cannot grow it; at worst it evicts entries and pays for its own parsing.
  */
 export class DocumentCache {
-  private readonly entries = new Map<string, DocumentNode>();
+  private readonly entries: BoundedCache<DocumentNode>;
+
+  /**
+   * Apollo's `documentStore`: Apollo prefixes its keys with the schema's hash (one store could
+   * serve several schemas); this cache serves one schema, so only the query's hash counts.
+   */
+  readonly documentStore: {
+    get(key: string): Promise<DocumentNode | undefined>;
+    set(key: string, document: DocumentNode): Promise<void>;
+    delete(key: string): Promise<boolean>;
+  };
 
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly rules: readonly ValidationRule[],
     private readonly options: DocumentCacheOptions,
-  ) {}
+  ) {
+    this.entries = new BoundedCache<DocumentNode>(
+      {
+        maxEntries: options.maxEntries,
+        maxEntrySize: options.maxQueryLength,
+        maxTotalSize: options.maxTotalLength ?? options.maxEntries * options.maxQueryLength,
+      },
+      sourceLengthOf,
+    );
+    const hashOfKey = (key: string) => key.slice(key.lastIndexOf(':') + 1);
+    this.documentStore = {
+      get: async (key) => this.entries.peek(hashOfKey(key)),
+      set: async (key, document) => this.entries.put(hashOfKey(key), document),
+      delete: async (key) => this.entries.remove(hashOfKey(key)),
+    };
+  }
 
   get size(): number {
     return this.entries.size;
   }
 
   check(query: string): CheckedDocument {
-    const cached = this.entries.get(query);
-    if (cached) {
-      // Map order is insertion order: re-inserting marks it most recently used.
-      this.entries.delete(query);
-      this.entries.set(query, cached);
-      return { document: cached };
-    }
+    const hash = queryHashOf(query);
+    const cached = this.entries.peek(hash);
+    if (cached) return { document: cached };
     let document: DocumentNode;
     try {
       document = parse(query, {
@@ -76,12 +115,21 @@ export class DocumentCache {
     if (errors.length > 0) {
       return { errors: errors.map((e) => coded(e, 'GRAPHQL_VALIDATION_FAILED')) };
     }
-    if (query.length <= this.options.maxQueryLength) {
-      this.entries.set(query, document);
-      if (this.entries.size > this.options.maxEntries) {
-        this.entries.delete(this.entries.keys().next().value as string);
-      }
-    }
+    this.entries.put(hash, document);
     return { document };
   }
+}
+
+/**
+ * The gateway's one cache, for HTTP (Apollo) and graphql-ws: the same rules as Apollo applies
+ * (graphql-js's and the gateway's), at most 1,000 documents and 2 MiB of query text (a parsed
+ * document takes several times its text in memory).
+ */
+export function graphqlDocumentCache(schema: GraphQLSchema, production: boolean): DocumentCache {
+  return new DocumentCache(schema, gatewayValidationRules({ production }), {
+    maxEntries: 1000,
+    maxQueryLength: 16 * 1024,
+    maxTotalLength: 2 * 1024 * 1024,
+    maxTokens: MAX_QUERY_TOKENS,
+  });
 }

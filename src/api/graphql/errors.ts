@@ -1,4 +1,4 @@
-import type { GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { FastifyBaseLogger } from 'fastify';
 import { DomainError, ErrorCode, graphqlCodeOf } from '../../domain/errors';
@@ -44,11 +44,28 @@ export function formatGraphQLError(log: FastifyBaseLogger) {
         extensions: { code: graphqlCodeOf(ErrorCode.InvalidParameter), reason: code },
       };
     }
+    if (isCodelessRequestRefusal(original)) {
+      // Apollo refuses a malformed persisted query (its hash not the document's, a version
+      // other than 1) with a 400 and no code: the client's fault, not an internal error.
+      return {
+        ...base,
+        extensions: { code: graphqlCodeOf(ErrorCode.InvalidParameter), reason: 'BAD_REQUEST' },
+      };
+    }
     if (code === 'INVALID_PARAMETER') return { ...base, extensions: { code } };
     const mapped = mapError(original);
     if (mapped.unexpected) log.error({ err: original }, 'unexpected GraphQL error');
     return { ...base, message: mapped.message, extensions: { code: graphqlCodeOf(mapped.code) } };
   };
+}
+
+/** An error Apollo raised itself (no cause inside) with a 4xx status and no code of its own. */
+function isCodelessRequestRefusal(error: unknown): boolean {
+  if (!(error instanceof GraphQLError) || error.originalError || error.extensions.code) {
+    return false;
+  }
+  const status = (error.extensions.http as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500;
 }
 
 export function graphqlErrorBody(code: ErrorCode, message: string) {

@@ -1,4 +1,5 @@
 import {
+  BREAK,
   getNamedType,
   GraphQLError,
   isInterfaceType,
@@ -16,6 +17,7 @@ import {
   type ValidationContext,
   type ValidationRule,
   type ValueNode,
+  visit,
 } from 'graphql';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/pagination';
 
@@ -230,4 +232,30 @@ export function queryLimitsRule(limits: QueryLimits = DEFAULT_LIMITS): Validatio
       FragmentDefinition: () => false,
     };
   };
+}
+
+const costDependence = new WeakMap<DocumentNode, boolean>();
+
+/**
+ * Whether a request's variables can change the document's cost: only a page-size argument
+ * (`first`, `per_page`, `limit`) given as a variable does. Otherwise validation (done once
+ * per document) already measured exactly what a measure with the variables would. Remembered
+ * per parsed document, which the document cache shares across requests.
+ */
+export function costDependsOnVariables(document: DocumentNode): boolean {
+  let depends = costDependence.get(document);
+  if (depends === undefined) {
+    depends = false;
+    visit(document, {
+      Argument(node) {
+        if (PAGE_SIZE_ARGUMENTS.has(node.name.value) && node.value.kind === Kind.VARIABLE) {
+          depends = true;
+          return BREAK;
+        }
+        return undefined;
+      },
+    });
+    costDependence.set(document, depends);
+  }
+  return depends;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import type { GraphQLSchema } from 'graphql';
 import { graphqlDocument, variables } from './graphql-documents';
@@ -5,7 +6,10 @@ import { CONTENT_TYPES, credentials } from './hostile';
 import type { SentRequest } from './oracle';
 import type { FuzzWorld } from './world';
 
-/** One GraphQL-over-HTTP request: POST or GET, single or batched, with any credential. */
+/**
+ * One GraphQL-over-HTTP request: POST or GET, single or batched, or as an automatic persisted
+ * query, with any credential.
+ */
 export function graphqlRequest(schema: GraphQLSchema, world: FuzzWorld): fc.Arbitrary<SentRequest> {
   return fc
     .record({
@@ -29,7 +33,18 @@ export function graphqlRequest(schema: GraphQLSchema, world: FuzzWorld): fc.Arbi
         'batch',
         'query-not-string',
         'content-type',
+        'apq-register',
+        'apq-hash-only',
+        'apq-bad-hash',
+        'apq-get',
       ),
+      // What a hostile persisted query carries instead of the document's hash.
+      badHash: fc.oneof(
+        fc.constantFrom('0'.repeat(64), 'f'.repeat(100_000), '', null, 42),
+        fc.string({ maxLength: 80 }),
+        fc.record({ $gt: fc.string({ maxLength: 5 }) }),
+      ),
+      apqVersion: fc.constantFrom<unknown>(1, 1, 1, 1, 2, '1', null),
       contentType: fc.constantFrom(...CONTENT_TYPES),
       cookie: fc.oneof(
         { weight: 12, arbitrary: fc.constant(undefined) },
@@ -48,6 +63,31 @@ export function graphqlRequest(schema: GraphQLSchema, world: FuzzWorld): fc.Arbi
       }
       const payload = { query: r.query, variables: r.variables, operationName: r.operationName };
       const base = { transport: 'graphql', headers, credential: r.credential.label };
+      // Automatic persisted queries: the document's hash with it (registers it once valid), the
+      // hash alone (known or not), or something else in its place; GET carries them too.
+      const hash = createHash('sha256').update(r.query).digest('hex');
+      const persisted = (sha256Hash: unknown) => ({
+        persistedQuery: { version: r.apqVersion, sha256Hash },
+      });
+      if (r.framing === 'apq-get') {
+        const extensions = encodeURIComponent(JSON.stringify(persisted(hash)));
+        return {
+          ...base,
+          method: 'GET',
+          headers: { ...headers, 'apollo-require-preflight': 'true' },
+          path: `/graphql?query=${encodeURIComponent(toWellFormed(r.query))}&extensions=${extensions}`,
+        };
+      }
+      if (r.framing.startsWith('apq-')) {
+        headers['content-type'] = 'application/json';
+        const body =
+          r.framing === 'apq-register'
+            ? { ...payload, extensions: persisted(hash) }
+            : r.framing === 'apq-hash-only'
+              ? { variables: r.variables, extensions: persisted(hash) }
+              : { ...payload, extensions: persisted(r.badHash) };
+        return { ...base, method: 'POST', path: '/graphql', body: JSON.stringify(body) };
+      }
       if (r.framing === 'get' || r.framing === 'get-preflight') {
         if (r.framing === 'get-preflight') headers['apollo-require-preflight'] = 'true';
         const vars =
