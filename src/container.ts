@@ -37,7 +37,8 @@ import { OperatorTokenService } from './operator';
 import { OperatorService } from './operator';
 import { TreasuryService } from './ledger';
 import { DepositResolutionService } from './deposits';
-import { DepositReturnService, ReturnSender } from './deposits';
+import { DepositReturnService, ReturnSender, type ResolutionLinkService } from './deposits';
+import { resolutionLinkService } from './container-resolution-links';
 import type { BankTransfers } from './adapters/bank/bank-transfers';
 import { SandboxBankTransfers } from './adapters/bank/sandbox-bank-transfers';
 import { HttpWebhookSender, resolvesToPublicOnly } from './adapters/webhook/webhook-sender';
@@ -62,6 +63,7 @@ export interface Services {
   depositTransitions: DepositTransitions;
   /** Returns to the payer: started in a transaction (merchant, operator, rules). */
   returns: DepositReturnService;
+  resolutionLinks: ResolutionLinkService;
   /** Sends started returns to the bank; run by the job runner only. */
   returnSender: ReturnSender;
   ingestion: DepositIngestionService;
@@ -141,6 +143,7 @@ export function createServices(
   const ledger = new LedgerService(clock);
   const depositTransitions = new DepositTransitions(clock, ledger);
   const returns = new DepositReturnService(clock, depositTransitions, dec(config.RETURN_FEE_NGN));
+  const resolutions = new DepositResolutionService(clock, ledger, depositTransitions, returns);
   const limits = {
     perDepositUsd: dec(config.DEPOSIT_LIMIT_USD),
     merchantDailyUsd: dec(config.MERCHANT_DAILY_LIMIT_USD),
@@ -207,6 +210,7 @@ export function createServices(
     ledger,
     depositTransitions,
     returns,
+    resolutionLinks: resolutionLinkService(config, clock, resolutions, auditLog),
     returnSender: new ReturnSender(
       clock,
       ledger,
@@ -279,7 +283,7 @@ export function createServices(
       clock,
       auditLog,
       merchants,
-      new DepositResolutionService(clock, ledger, depositTransitions, returns),
+      resolutions,
       reversals,
       webhookLog,
       operatorTokens,

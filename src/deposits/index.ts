@@ -28,3 +28,9 @@ export { reportSettled } from './settlement-observer';
 export type { SettledDeposit, SettlementObserver } from './settlement-observer';
 export { DepositReturnService } from './deposit-returns.service';
 export { ReturnSender } from './return-sender';
+export {
+  PayerChoiceRefused,
+  ResolutionLinkRefused,
+  ResolutionLinkService,
+} from './resolution-links.service';
+export type { PayerPageView } from './resolution-links.service';
