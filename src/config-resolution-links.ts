@@ -25,12 +25,13 @@ export function publicBaseUrl(config: {
   HOST: string;
   PORT: number;
   PUBLIC_URL?: string;
-}): { url: string } | { problem: string } {
+}): { url: string; fromListener?: boolean } | { problem: string } {
   const production = config.ONRAMP_ENV === 'production';
   if (!config.PUBLIC_URL) {
     if (production) return { problem: 'PUBLIC_URL is not set: this deployment cannot send links' };
     const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
-    return { url: `http://${host}:${config.PORT}` };
+    // The address actually listened on replaces it once known (PORT=0: any free port).
+    return { url: `http://${host}:${config.PORT}`, fromListener: true };
   }
   if (production && !config.PUBLIC_URL.startsWith('https://')) {
     return { problem: 'PUBLIC_URL must be https in production' };

@@ -65,7 +65,7 @@ export interface PayerPageView {
 
 export interface ResolutionLinkOptions {
   /** Where links start (`PUBLIC_URL`), or why links cannot be sent. */
-  base: { url: string } | { problem: string };
+  base: { url: string; fromListener?: boolean } | { problem: string };
   key: Buffer;
   returnFeeNgn: Dec;
 }
@@ -84,6 +84,12 @@ export class ResolutionLinkService {
     private readonly auditLog: AuditLogService,
     private readonly options: ResolutionLinkOptions,
   ) {}
+
+  /** The sandbox default: links start with the address the gateway listens on. */
+  listeningAt(address: string): void {
+    const base = this.options.base;
+    if ('url' in base && base.fromListener) base.url = address.replace(/\/+$/, '');
+  }
 
   async create(
     em: EntityManager,

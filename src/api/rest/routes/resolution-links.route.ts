@@ -43,8 +43,12 @@ export const resolutionLinkRoutes =
             'A signed link for the payer of a FLAGGED deposit: he converts at today’s rate (if allowed) or has it returned',
           tags: ['deposits'],
           params: IdParams,
-          body: Type.Optional(CreateResolutionLinkBody),
+          body: CreateResolutionLinkBody,
           response: { 201: ResolutionLinkResponse, ...errorResponses(400, 403, 404) },
+        },
+        // The body is optional: none means every default.
+        preValidation: async (request) => {
+          request.body ??= {};
         },
       },
       async (request, reply) => {
