@@ -252,6 +252,17 @@ describe('payer resolution links (headless Chromium)', () => {
       expect(answer.status).toBe(400);
       expect(answer.body.error.code).toBe('invalid_parameter');
     }
+    // Idempotency-Key: the same link again, not a new one superseding it.
+    const keyed = () =>
+      request(stack.url, 'POST', `/v1/deposits/${depositId}/resolution_link`, {
+        key,
+        headers: { 'idempotency-key': `link-${depositId}` },
+      });
+    const once = await keyed();
+    const twice = await keyed();
+    expect(twice.headers.get('idempotent-replayed')).toBe('true');
+    expect(twice.body.url).toBe(once.body.url);
+    expect((await fetch(once.body.url)).status).toBe(200);
     const other = (await createMerchant(databaseUrl, 'Other Co')).api_key;
     const foreign = await request(stack.url, 'POST', `/v1/deposits/${depositId}/resolution_link`, {
       key: other,
