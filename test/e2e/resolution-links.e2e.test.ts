@@ -245,6 +245,22 @@ describe('payer resolution links (headless Chromium)', () => {
     expect(late.status).toBe(303);
   });
 
+  it('the dashboard asks for a link from the FLAGGED deposit’s detail', async () => {
+    const depositId = await flaggedDeposit();
+    const { page } = browser;
+    await page.goto(`${stack.url}/dashboard`);
+    await page.getByLabel('Secret API key', { exact: true }).fill(key);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.locator(`tr[data-deposit-id="${depositId}"]`).getByRole('button').click();
+    await page.locator('[data-action="resolution-link"]').click();
+    const field = page.locator('[data-role="resolution-link"]');
+    await field.waitFor();
+    const url = await field.inputValue();
+    expect(url).toMatch(new RegExp(`^${stack.url}/pay/resolve/rsl_`));
+    expect((await fetch(url)).status).toBe(200);
+    expect(browser.pageErrors).toEqual([]);
+  });
+
   it('the request: bounds, FLAGGED only, the merchant’s own deposits, GraphQL too', async () => {
     const depositId = await flaggedDeposit();
     for (const bad of [299, 604_801, 'soon']) {
