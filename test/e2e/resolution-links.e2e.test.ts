@@ -297,5 +297,12 @@ describe('payer resolution links (headless Chromium)', () => {
       '{ merchantSettings { payerResolution { allowSettle } } }',
     );
     expect(settings.body.data.merchantSettings.payerResolution).toEqual({ allowSettle: false });
+    const updated = await graphql<Loose>(
+      stack.url,
+      key,
+      'mutation { updateMerchantSettings(input: { payerResolution: { allowSettle: true } }) { payerResolution { allowSettle } } }',
+    );
+    expect(updated.body.data.updateMerchantSettings.payerResolution).toEqual({ allowSettle: true });
+    await allowSettle(false);
   });
 });
