@@ -75,6 +75,14 @@ describe('payer resolution links (headless Chromium)', () => {
       .map((raw) => verifyWebhook(secret, raw) as { event: string; data: { deposit_id?: string } })
       .filter((e) => e.data.deposit_id === id)
       .map((e) => e.event);
+  /** What the page's form sends, without following the redirect. */
+  const postForm = (url: string, body: string) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+      redirect: 'manual',
+    });
   const allowSettle = async (allow: boolean) => {
     const answer = await request(stack.url, 'PATCH', '/v1/merchant/settings', {
       key,
@@ -109,12 +117,7 @@ describe('payer resolution links (headless Chromium)', () => {
     expect(await page.locator('form#return').innerText()).toMatch(/4,900\.00.*\*\*\*\*\d{4}/s);
 
     // A forged settle is refused: not offered.
-    const forged = await fetch(link.body.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'choice=settle',
-      redirect: 'manual',
-    });
+    const forged = await postForm(link.body.url, 'choice=settle');
     expect(forged.status).toBe(400);
     expect(forged.headers.get('content-type')).toMatch(/text\/html/);
     expect(await statusOf(depositId)).toBe('FLAGGED');
@@ -143,12 +146,7 @@ describe('payer resolution links (headless Chromium)', () => {
     // Used once: the page shows what was chosen, a second POST changes nothing.
     await page.reload();
     expect(await page.locator('#outcome').getAttribute('data-status')).toBe('RETURNED');
-    const again = await fetch(link.body.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'choice=return',
-      redirect: 'manual',
-    });
+    const again = await postForm(link.body.url, 'choice=return');
     expect(again.status).toBe(303);
     // The deposit is no longer FLAGGED: no new link.
     expect((await linkFor(depositId)).status).toBe(400);
@@ -214,12 +212,10 @@ describe('payer resolution links (headless Chromium)', () => {
       linkId,
       expiresAt,
     });
-    expect(await status(`${stack.url}/pay/resolve/${token}`)).toBe(410);
-    const { page } = browser;
-    const expired = await page.goto(`${stack.url}/pay/resolve/${token}`);
+    const expired = await browser.page.goto(`${stack.url}/pay/resolve/${token}`);
     expect(expired?.status()).toBe(410);
-    expect(await page.locator('#refusal').innerText()).toMatch(/expired/);
-    expect(await page.locator('form').count()).toBe(0);
+    expect(await browser.page.locator('#refusal').innerText()).toMatch(/expired/);
+    expect(await browser.page.locator('form').count()).toBe(0);
     expect(await statusOf(depositId)).toBe('FLAGGED');
   });
 
@@ -236,12 +232,7 @@ describe('payer resolution links (headless Chromium)', () => {
     expect(['RETURNING', 'RETURNED']).toContain(
       await page.locator('#outcome').getAttribute('data-status'),
     );
-    const late = await fetch(link, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'choice=return',
-      redirect: 'manual',
-    });
+    const late = await postForm(link, 'choice=return');
     expect(late.status).toBe(303);
   });
 
