@@ -23,6 +23,7 @@ echo "== SQL on another module's table"
 declare -A OWNER=(
   [deposits]=deposits [deposit_transitions]=deposits [deposit_daily_volume]=deposits
   [unmatched_transfers]=deposits [risk_decisions]=deposits [deposit_returns]=deposits
+  [deposit_resolution_links]=deposits
   [ledger_accounts]=ledger [ledger_transactions]=ledger [ledger_postings]=ledger
   [onramps]=onramps [virtual_accounts]=onramps [virtual_account_assignments]=onramps
   [merchant_daily_onramps]=onramps

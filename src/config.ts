@@ -12,6 +12,8 @@ import {
   usdAmount,
 } from './config-fields';
 import { bankConfigFields } from './config-bank';
+import { webhookConfigFields } from './config-webhooks';
+import { resolutionLinkConfigFields } from './config-resolution-links';
 
 /**
  * Every setting the processes read, validated in one place. A bad value stops start-up
@@ -108,9 +110,9 @@ export const configSchema = z.object({
   SANDBOX_FX_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   ...bankConfigFields,
   JOB_POLL_MS: positiveInt(1000),
-  /** How often the job runner expires short-lived onramps past their TTL (reads are exact anyway). */
   /** How often the runner sends returns to the payer whose notice it missed (safety net). */
   RETURN_SWEEP_SECONDS: positiveInt(5),
+  /** How often the job runner expires short-lived onramps past their TTL (reads are exact anyway). */
   EXPIRY_SWEEP_SECONDS: positiveInt(30),
   /**
    * Chains: unset RPC URLs mean the local anvil chains `npm start` runs (it fills these in for
@@ -189,25 +191,7 @@ export const configSchema = z.object({
   WITHDRAWAL_ADDRESS_DELAY_SECONDS: optionalPositiveInt,
   /** Block time of the local anvil chains `npm start` runs, in seconds. */
   LOCAL_CHAIN_BLOCK_SECONDS: positiveInt(1),
-  /** A webhook attempt that has not answered after this long counts as failed (docs/api.md, "Webhooks": 15 s). */
-  WEBHOOK_TIMEOUT_MS: positiveInt(15_000),
-  /** How often a job runner looks for webhook retries that are due. */
-  WEBHOOK_POLL_MS: positiveInt(1000),
-  /** Webhook attempts one job runner keeps in flight at once, over all endpoints. */
-  WEBHOOK_CONCURRENCY: positiveInt(200),
-  /** Of those, at most this many to one merchant's endpoint: a slow one cannot hold up others. */
-  WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt(25),
-  /**
-   * `true` lets webhook URLs point at loopback, private, link-local and other non-public
-   * addresses (local receivers; `npm start` sets it). Off, they are refused in every
-   * environment, when set and on every attempt.
-   */
-  WEBHOOK_ALLOW_PRIVATE: z
-    .enum(['true', 'false'], { message: 'must be true or false' })
-    .default('false')
-    .transform((value) => value === 'true'),
-  /** After a secret rotation the previous secret also signs for this long. */
-  WEBHOOK_SECRET_ROTATION_SECONDS: positiveInt(86_400),
+  ...webhookConfigFields,
   /**
    * graphql-ws caps, counted per gateway process: sockets one credential (an API key with its
    * dashboard sessions, or one onramp's client secret) may hold open; a socket past it closes
@@ -234,6 +218,7 @@ export const configSchema = z.object({
   /** On SIGTERM, how long in-flight requests, jobs and webhook attempts may take to finish. */
   SHUTDOWN_TIMEOUT_MS: positiveInt(25_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ...resolutionLinkConfigFields,
 });
 
 /** Rules between variables; each problem names the variable to fix. */

@@ -36,10 +36,9 @@ import { AuditLogService } from './operator';
 import { OperatorTokenService } from './operator';
 import { OperatorService } from './operator';
 import { TreasuryService } from './ledger';
-import { DepositResolutionService } from './deposits';
-import { DepositReturnService, ReturnOutcomes, ReturnSender } from './deposits';
-import type { BankTransfers } from './adapters/bank/bank-transfers';
-import { sandboxBankFromConfig } from './adapters/bank/sandbox-bank-from-config';
+import type { DepositReturnService, ReturnOutcomes, ReturnSender } from './deposits';
+import type { ResolutionLinkService } from './deposits';
+import { returnServices, type ReturnAdapters } from './container-returns';
 import { HttpWebhookSender, resolvesToPublicOnly } from './adapters/webhook/webhook-sender';
 import { webhookEnvelope } from './webhooks';
 import { VERSION } from './version';
@@ -62,6 +61,7 @@ export interface Services {
   depositTransitions: DepositTransitions;
   /** Returns to the payer: started in a transaction (merchant, operator, rules). */
   returns: DepositReturnService;
+  resolutionLinks: ResolutionLinkService;
   /** Sends started returns to the bank; run by the job runner only. */
   returnSender: ReturnSender;
   /** Records a return's outcome: the runner's polled answer and the bank's notification. */
@@ -96,17 +96,13 @@ export interface Services {
   encryption: Encryption;
 }
 
-export interface ServiceAdapters {
+export interface ServiceAdapters extends ReturnAdapters {
   /** The FX venue bound to a transaction's EntityManager (sandbox venue by default). */
   fxVenue?: (em: EntityManager) => FxVenue;
   /** The chains payouts use (default: from the *_RPC_URL settings). */
   chains?: ChainRegistry;
   /** Where the risk blocklist reports a file that stopped parsing (it keeps the last list). */
   onBlocklistError?: (error: unknown) => void;
-  /** The bank's outbound transfers (returns to the payer); the sandbox bank by default. */
-  bankTransfers?: BankTransfers;
-  /** Where the sandbox bank reports a return notification it could not deliver. */
-  onBankNotifyError?: (error: unknown, reference: string) => void;
   /** Where webhooks are sent (default: HTTP with the configured timeout). */
   webhookSender?: WebhookSender;
   /** DNS check of a webhook host when it is set (default: the system resolver). */
@@ -144,8 +140,14 @@ export function createServices(
   });
   const ledger = new LedgerService(clock);
   const depositTransitions = new DepositTransitions(clock, ledger);
-  const returns = new DepositReturnService(clock, depositTransitions, dec(config.RETURN_FEE_NGN));
-  const returnOutcomes = new ReturnOutcomes(clock, ledger, depositTransitions);
+  const { returns, returnOutcomes, resolutions, resolutionLinks, returnSender } = returnServices(
+    config,
+    clock,
+    ledger,
+    depositTransitions,
+    auditLog,
+    adapters,
+  );
   const limits = {
     perDepositUsd: dec(config.DEPOSIT_LIMIT_USD),
     merchantDailyUsd: dec(config.MERCHANT_DAILY_LIMIT_USD),
@@ -212,12 +214,8 @@ export function createServices(
     ledger,
     depositTransitions,
     returns,
-    returnSender: new ReturnSender(
-      clock,
-      returnOutcomes,
-      adapters.bankTransfers ??
-        sandboxBankFromConfig(config, clock, returnOutcomes, adapters.onBankNotifyError),
-    ),
+    resolutionLinks,
+    returnSender,
     returnOutcomes,
     ingestion: new DepositIngestionService(clock, limits, ledger, returns),
     settlement: new DepositSettlementService(
@@ -285,7 +283,7 @@ export function createServices(
       clock,
       auditLog,
       merchants,
-      new DepositResolutionService(clock, ledger, depositTransitions, returns),
+      resolutions,
       reversals,
       webhookLog,
       operatorTokens,

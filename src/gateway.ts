@@ -54,6 +54,7 @@ async function main(): Promise<void> {
     host: config.INTERNAL_HOST,
   });
   const address = await app.listen({ port: config.PORT, host: config.HOST });
+  services.resolutionLinks.listeningAt(address);
   logger.info(
     { url: address, internal_url: internalUrl, event: 'listening' },
     `gateway listening on ${address} (metrics and admin on ${internalUrl})`,

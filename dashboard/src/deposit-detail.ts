@@ -6,6 +6,7 @@ import { DEPOSIT_QUERY } from './documents.js';
 import { byId, h, Messages, setText } from './dom.js';
 import { orDash, timeElement } from './format.js';
 import { returnToPayerButton } from './return-to-payer.js';
+import { resolutionLinkAction } from './resolution-link.js';
 import type { Deposit } from './deposits.js';
 
 interface StatusChange {
@@ -174,7 +175,8 @@ export class DepositDetailSection {
       this.messages,
       () => void this.refresh(),
     );
-    return action ? h('span', {}, `${d.status} `, action) : d.status;
+    const link = resolutionLinkAction(d.depositId, d.status, this.messages);
+    return action ? h('span', {}, `${d.status} `, action, link ?? '') : d.status;
   }
 
   private txNode(d: DepositDetail): Node | string {

@@ -49,6 +49,10 @@ export const RETURN_DEPOSIT_MUTATION = `mutation DashboardReturnDeposit($id: ID!
   returnDeposit(id: $id) { status }
 }`;
 
+export const CREATE_RESOLUTION_LINK_MUTATION = `mutation DashboardCreateResolutionLink($id: ID!) {
+  createResolutionLink(depositId: $id) { url expiresAt }
+}`;
+
 export const DEPOSIT_UPDATED_SUBSCRIPTION = `subscription DashboardDepositUpdated {
   depositUpdated { ${DEPOSIT_FIELDS} }
 }`;

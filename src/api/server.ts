@@ -25,6 +25,7 @@ import { refuseNulCharacters } from './nul-characters';
 import { attachGraphQLWebSocket } from './ws';
 import { dashboardRoutes } from './dashboard/dashboard.route';
 import { referenceRoutes } from './reference/reference.route';
+import { payerPageRoutes } from './rest/routes/resolution-links.route';
 import { cookieValue, SESSION_COOKIE } from './dashboard/cookies';
 import type { DepositEventHub } from './subscriptions/deposit-event-hub';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
@@ -148,6 +149,7 @@ export async function buildGateway(options: GatewayOptions) {
   // Sandbox routes register nothing in production: /v1/sandbox/* answers 404 there.
   for (const routes of restRoutes(services, options.version)) await app.register(routes);
   await app.register(dashboardRoutes(services));
+  await app.register(payerPageRoutes(services, limiter));
   // /docs and /graphiql: on in the sandbox, off in production unless the operator turns them on.
   await app.register(referenceRoutes(services.config));
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () =>

@@ -49,12 +49,7 @@ export class DepositResolutionService {
       return;
     }
     const payout = await this.latestPayout(tx, deposit.id);
-    const facts: ResolutionFacts = {
-      status: deposit.status,
-      converted: deposit.fxExecutedAt !== null,
-      reversed: deposit.reversedAt !== null,
-      latestPayout: payout && { status: payout.status, released: await this.released(tx, payout) },
-    };
+    const facts = await this.factsOf(tx, deposit, payout);
     let plan;
     try {
       plan = planResolution(facts, resolution);
@@ -80,6 +75,36 @@ export class DepositResolutionService {
     } else {
       // The bank reversed it: the payer already has the NGN, nothing to send.
       await this.transitions.moveTo(tx, deposit, 'FAILED', { reason: REASON.returnedToSender });
+    }
+  }
+
+  /** What decides how the deposit can be resolved (`planResolution`). */
+  async factsOf(
+    tx: EntityManager,
+    deposit: Deposit,
+    payout?: Payout | null,
+  ): Promise<ResolutionFacts> {
+    const latest = payout === undefined ? await this.latestPayout(tx, deposit.id) : payout;
+    return {
+      status: deposit.status,
+      converted: deposit.fxExecutedAt !== null,
+      reversed: deposit.reversedAt !== null,
+      latestPayout: latest && { status: latest.status, released: await this.released(tx, latest) },
+    };
+  }
+
+  /** What settling now would credit (the asset and amount at the current rate), or null. */
+  async settleQuote(
+    tx: EntityManager,
+    deposit: Deposit,
+  ): Promise<{ asset: string; amount: string } | null> {
+    try {
+      const rate = await this.currentRate(tx, deposit);
+      const amount = assetForNgn(dec(deposit.amountNgn), rate.inverseRate).toFixed(6);
+      return { asset: deposit.asset ?? rate.to, amount };
+    } catch (error) {
+      if (error instanceof DomainError && error.code === ErrorCode.RateUnavailable) return null;
+      throw error;
     }
   }
 

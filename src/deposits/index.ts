@@ -30,3 +30,9 @@ export { DepositReturnService } from './deposit-returns.service';
 export { ReturnSender } from './return-sender';
 export { ReturnOutcomes } from './return-outcomes';
 export type { AppliedReturnOutcome } from './return-outcomes';
+export {
+  PayerChoiceRefused,
+  ResolutionLinkRefused,
+  ResolutionLinkService,
+} from './resolution-links.service';
+export type { PayerPageView } from './resolution-links.service';

@@ -11,6 +11,11 @@ import {
   type AmountRule,
   type PayerNameCheck,
 } from '../domain/payment-rules';
+import {
+  parsePayerResolution,
+  storedPayerResolution,
+  type PayerResolutionSetting,
+} from '../domain/payer-resolution';
 import { writeMerchantEvent } from '../events';
 import type { AuditLogService } from '../operator';
 
@@ -24,6 +29,7 @@ export interface MerchantSettingsView {
   underpayment: AmountRule;
   overpayment: AmountRule;
   payer_name_check: PayerNameCheck;
+  payer_resolution: PayerResolutionSetting;
 }
 
 /**
@@ -35,6 +41,7 @@ export interface MerchantSettingsPatch {
   underpayment?: unknown;
   overpayment?: unknown;
   payer_name_check?: unknown;
+  payer_resolution?: unknown;
 }
 
 /** Who changes them: recorded in the audit log as `api_key:<id>`. */
@@ -107,6 +114,7 @@ export class MerchantSettingsService {
         overpayment: merchant.overpayment,
         payer_name_check: merchant.payerNameCheck,
       }),
+      payer_resolution: storedPayerResolution(merchant.payerResolution),
     };
   }
 }
@@ -116,6 +124,7 @@ interface ValidPatch {
   underpayment?: AmountRule;
   overpayment?: AmountRule;
   payerNameCheck?: PayerNameCheck;
+  payerResolution?: PayerResolutionSetting;
 }
 
 function validatePatch(patch: MerchantSettingsPatch, current: MerchantSettingsView): ValidPatch {
@@ -128,6 +137,9 @@ function validatePatch(patch: MerchantSettingsPatch, current: MerchantSettingsVi
   }
   if (patch.payer_name_check !== undefined) {
     valid.payerNameCheck = parseNameCheck(patch.payer_name_check, current.payer_name_check);
+  }
+  if (patch.payer_resolution !== undefined) {
+    valid.payerResolution = parsePayerResolution(patch.payer_resolution, current.payer_resolution);
   }
   if (patch.require_address_book !== undefined) {
     if (typeof patch.require_address_book !== 'boolean') {
@@ -144,4 +156,5 @@ function applyPatch(merchant: Merchant, patch: ValidPatch): void {
   if (patch.underpayment) merchant.underpayment = { ...patch.underpayment };
   if (patch.overpayment) merchant.overpayment = { ...patch.overpayment };
   if (patch.payerNameCheck) merchant.payerNameCheck = { ...patch.payerNameCheck };
+  if (patch.payerResolution) merchant.payerResolution = { ...patch.payerResolution };
 }

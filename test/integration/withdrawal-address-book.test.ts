@@ -14,6 +14,7 @@ const DEFAULT_RULES = {
   underpayment: { tolerance_ngn: '0.00', tolerance_bps: 0, action: 'accept' },
   overpayment: { tolerance_ngn: '0.00', tolerance_bps: 0, action: 'accept' },
   payer_name_check: { enabled: false, action: 'flag' },
+  payer_resolution: { allow_settle: false },
 };
 
 const ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';

@@ -7,6 +7,7 @@ import { SandboxResolver } from './resolvers/sandbox.resolver';
 import { OnrampResolver } from './resolvers/onramp.resolver';
 import { DepositResolver } from './resolvers/deposit.resolver';
 import { DepositReturnResolver } from './resolvers/deposit-return.resolver';
+import { ResolutionLinkResolver } from './resolvers/resolution-link.resolver';
 import { WithdrawalResolver } from './resolvers/withdrawal.resolver';
 import { DepositSubscriptionResolver } from './resolvers/deposit-subscription.resolver';
 import { WebhookResolver } from './resolvers/webhook.resolver';
@@ -24,6 +25,7 @@ export const resolvers: NonEmptyArray<Function> = [
   OnrampResolver,
   DepositResolver,
   DepositReturnResolver,
+  ResolutionLinkResolver,
   WithdrawalResolver,
   DepositSubscriptionResolver,
   WebhookResolver,

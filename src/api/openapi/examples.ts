@@ -165,6 +165,16 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     responses: { 200: { deposits: [DEPOSIT], pagination: PAGINATION } },
   },
   getDeposit: { parameters: { id: DEPOSIT_ID }, responses: { 200: DEPOSIT } },
+  createResolutionLink: {
+    parameters: { id: DEPOSIT_ID },
+    request: { expires_in_seconds: 86400 },
+    responses: {
+      201: {
+        url: 'https://onramp.example.com/pay/resolve/rsl_01JDQX7A8B9C0D1E2F3G4H5J6K.1764151200.3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+        expires_at: '2026-11-26T10:00:00.000Z',
+      },
+    },
+  },
   returnDeposit: {
     parameters: { id: DEPOSIT_ID },
     responses: {

@@ -45,3 +45,18 @@ export const PayerNameCheckPatch = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const PayerResolutionResponse = Type.Object(
+  {
+    allow_settle: Type.Boolean({
+      description:
+        "A payer resolution link may offer converting at today's rate (only for reasons a payer can fix)",
+    }),
+  },
+  { description: 'What payer resolution links may offer besides a return (default: return only)' },
+);
+
+export const PayerResolutionPatch = Type.Object(
+  { allow_settle: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);

@@ -4,6 +4,8 @@ import {
   AmountRuleResponse,
   PayerNameCheckPatch,
   PayerNameCheckResponse,
+  PayerResolutionPatch,
+  PayerResolutionResponse,
 } from './payment-rules.schemas';
 import { PageQuery, Pagination } from './onramp.schemas';
 import { refTo } from './schemas';
@@ -67,6 +69,7 @@ export const MerchantSettingsResponse = Type.Object(
     underpayment: AmountRuleResponse,
     overpayment: AmountRuleResponse,
     payer_name_check: PayerNameCheckResponse,
+    payer_resolution: PayerResolutionResponse,
   },
   { $id: 'MerchantSettings', description: "The merchant's own settings (effective values)" },
 );
@@ -77,6 +80,7 @@ export const MerchantSettingsPatchBody = Type.Object(
     underpayment: Type.Optional(AmountRulePatch),
     overpayment: Type.Optional(AmountRulePatch),
     payer_name_check: Type.Optional(PayerNameCheckPatch),
+    payer_resolution: Type.Optional(PayerResolutionPatch),
   },
   { additionalProperties: false },
 );

@@ -30,6 +30,10 @@ export class Merchant {
   @Property({ type: 'json', nullable: true })
   payerNameCheck: Opt<Record<string, unknown>> | null = null;
 
+  /** `{allow_settle}` for payer resolution links; null: the default (no settle offered). */
+  @Property({ type: 'json', nullable: true })
+  payerResolution: Opt<Record<string, unknown>> | null = null;
+
   @Property({ type: 'timestamptz' })
   createdAt!: Date;
 

@@ -11,7 +11,7 @@ import {
   WithdrawalAddressConnectionType,
   WithdrawalAddressNode,
 } from '../types/withdrawal-address.type';
-import { amountRulePatch, nameCheckPatch } from '../types/payment-rules.type';
+import { amountRulePatch, nameCheckPatch, payerResolutionPatch } from '../types/payment-rules.type';
 
 /** The address book and the merchant's settings. Secret keys only. */
 @Resolver(() => WithdrawalAddressNode)
@@ -96,6 +96,7 @@ export class WithdrawalAddressResolver {
           underpayment: amountRulePatch(input.underpayment),
           overpayment: amountRulePatch(input.overpayment),
           payer_name_check: nameCheckPatch(input.payerNameCheck),
+          payer_resolution: payerResolutionPatch(input.payerResolution),
         },
       ),
     );

@@ -46,6 +46,26 @@ export class PayerNameCheckNode {
   }
 }
 
+@ObjectType('PayerResolution', {
+  description: 'What payer resolution links may offer besides a return.',
+})
+export class PayerResolutionNode {
+  @Field(() => Boolean, {
+    description: "Converting at today's rate may be offered (only for reasons a payer can fix).",
+  })
+  allowSettle!: boolean;
+}
+
+@InputType('PayerResolutionInput', { description: 'Only the fields given change.' })
+export class PayerResolutionInput {
+  @Field(() => Boolean, { nullable: true }) allowSettle?: boolean | null;
+}
+
+export function payerResolutionPatch(input: PayerResolutionInput | null | undefined) {
+  if (!input) return undefined;
+  return input.allowSettle != null ? { allow_settle: input.allowSettle } : {};
+}
+
 @InputType('AmountRuleInput', { description: 'Only the fields given change.' })
 export class AmountRuleInput {
   @Field(() => String, { nullable: true }) toleranceNgn?: string | null;

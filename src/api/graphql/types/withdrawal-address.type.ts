@@ -15,6 +15,8 @@ import {
   AmountRuleNode,
   PayerNameCheckInput,
   PayerNameCheckNode,
+  PayerResolutionInput,
+  PayerResolutionNode,
 } from './payment-rules.type';
 
 export enum WithdrawalAddressStatusEnum {
@@ -87,6 +89,7 @@ export class MerchantSettingsNode {
   @Field(() => AmountRuleNode) underpayment!: AmountRuleNode;
   @Field(() => AmountRuleNode) overpayment!: AmountRuleNode;
   @Field(() => PayerNameCheckNode) payerNameCheck!: PayerNameCheckNode;
+  @Field(() => PayerResolutionNode) payerResolution!: PayerResolutionNode;
 
   static from(view: MerchantSettingsView): MerchantSettingsNode {
     return Object.assign(new MerchantSettingsNode(), {
@@ -94,6 +97,9 @@ export class MerchantSettingsNode {
       underpayment: AmountRuleNode.from(view.underpayment),
       overpayment: AmountRuleNode.from(view.overpayment),
       payerNameCheck: PayerNameCheckNode.from(view.payer_name_check),
+      payerResolution: Object.assign(new PayerResolutionNode(), {
+        allowSettle: view.payer_resolution.allow_settle,
+      }),
     });
   }
 }
@@ -105,4 +111,6 @@ export class UpdateMerchantSettingsInput {
   @Field(() => AmountRuleInput, { nullable: true }) overpayment?: AmountRuleInput | null;
   @Field(() => PayerNameCheckInput, { nullable: true })
   payerNameCheck?: PayerNameCheckInput | null;
+  @Field(() => PayerResolutionInput, { nullable: true })
+  payerResolution?: PayerResolutionInput | null;
 }

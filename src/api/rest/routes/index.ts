@@ -13,6 +13,7 @@ import { withdrawalAddressRoutes } from './withdrawal-addresses.route';
 import { merchantSettingsRoutes } from './merchant-settings.route';
 import { reportRoutes } from './reports.route';
 import { apiKeyRoutes } from './api-keys.route';
+import { resolutionLinkRoutes } from './resolution-links.route';
 
 /**
  * The REST `/v1` routes, in registration order: one list for the gateway and for the OpenAPI
@@ -27,6 +28,7 @@ export const restRoutes = (services: Services, version: string): FastifyPluginAs
     onrampRoutes(services),
     bankNotificationRoutes(services),
     depositRoutes(services),
+    resolutionLinkRoutes(services),
     merchantRoutes(services),
     withdrawalRoutes(services),
     webhookEndpointRoutes(services),

@@ -1,0 +1,53 @@
+import type { BankTransfers } from './adapters/bank/bank-transfers';
+import { sandboxBankFromConfig } from './adapters/bank/sandbox-bank-from-config';
+import type { Clock } from './clock';
+import type { Config } from './config';
+import { publicBaseUrl } from './config-resolution-links';
+import { resolutionLinkKey } from './crypto/resolution-link-key';
+import {
+  DepositResolutionService,
+  DepositReturnService,
+  ResolutionLinkService,
+  ReturnOutcomes,
+  ReturnSender,
+  type DepositTransitions,
+} from './deposits';
+import { dec } from './domain/money';
+import type { LedgerService } from './ledger';
+import type { AuditLogService } from './operator';
+
+/** The bank side of returns, as a test or another deployment hands it in. */
+export interface ReturnAdapters {
+  /** The bank's outbound transfers (returns to the payer); the sandbox bank by default. */
+  bankTransfers?: BankTransfers;
+  /** Told when the sandbox bank could not deliver a return's notification. */
+  onBankNotifyError?: (error: unknown, reference: string) => void;
+}
+
+/**
+ * Everything that gives a deposit back or resolves it (kept out of container.ts): starting
+ * returns, the bank's answers (polled or notified), the operator's and the payer's
+ * resolutions, and the runner's sender over the configured bank.
+ */
+export function returnServices(
+  config: Config,
+  clock: Clock,
+  ledger: LedgerService,
+  transitions: DepositTransitions,
+  auditLog: AuditLogService,
+  adapters: ReturnAdapters,
+) {
+  const returns = new DepositReturnService(clock, transitions, dec(config.RETURN_FEE_NGN));
+  const returnOutcomes = new ReturnOutcomes(clock, ledger, transitions);
+  const resolutions = new DepositResolutionService(clock, ledger, transitions, returns);
+  const resolutionLinks = new ResolutionLinkService(clock, resolutions, auditLog, {
+    base: publicBaseUrl(config),
+    key: resolutionLinkKey(config),
+    returnFeeNgn: dec(config.RETURN_FEE_NGN),
+  });
+  const bank =
+    adapters.bankTransfers ??
+    sandboxBankFromConfig(config, clock, returnOutcomes, adapters.onBankNotifyError);
+  const returnSender = new ReturnSender(clock, returnOutcomes, bank);
+  return { returns, returnOutcomes, resolutions, resolutionLinks, returnSender };
+}
