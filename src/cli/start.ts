@@ -194,8 +194,11 @@ async function main(): Promise<void> {
   // With local chains their RPC URLs, token addresses and hot-wallet key replace any set in the
   // environment: a key meant for real networks must never sign on chains it was not set up for.
   // Local webhook receivers (a laptop's own port) are the norm here; the environment may say no.
+  // graphql-js skips its development checks (about 8 us of a GraphQL read) under
+  // NODE_ENV=production; it reads the variable when loaded, so it is set for the children.
   const env = {
     WEBHOOK_ALLOW_PRIVATE: 'true',
+    ...(config.ONRAMP_ENV === 'production' ? { NODE_ENV: 'production' } : {}),
     ...process.env,
     DATABASE_URL: databaseUrl,
     ...chains?.env,
