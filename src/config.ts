@@ -11,6 +11,7 @@ import {
   positiveInt,
   usdAmount,
 } from './config-fields';
+import { readPathConfig } from './config-read-path';
 
 /**
  * Every setting the processes read, validated in one place. A bad value stops start-up
@@ -232,6 +233,7 @@ export const configSchema = z.object({
   /** On SIGTERM, how long in-flight requests, jobs and webhook attempts may take to finish. */
   SHUTDOWN_TIMEOUT_MS: positiveInt(25_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ...readPathConfig,
 });
 
 /** Rules between variables; each problem names the variable to fix. */

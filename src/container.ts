@@ -147,7 +147,12 @@ export function createServices(
     systemDailyUsd: dec(config.SYSTEM_DAILY_LIMIT_USD),
   };
   const sandboxEnv = config.ONRAMP_ENV === 'sandbox';
-  const auth = new AuthService(environmentOf(config), clock, config.CLIENT_SECRET_GRACE_SECONDS);
+  const auth = new AuthService(
+    environmentOf(config),
+    clock,
+    config.CLIENT_SECRET_GRACE_SECONDS,
+    config.API_KEY_CACHE_TTL_MS,
+  );
   const encryption = encryptionFromConfig(config);
   const webhookEndpoints = new WebhookEndpointService(clock, encryption.box, {
     production: !sandboxEnv,

@@ -176,8 +176,17 @@ export async function buildGateway(options: GatewayOptions) {
   });
 
   let websocket: ReturnType<typeof attachGraphQLWebSocket> | undefined;
+  let keyRevocations: Awaited<ReturnType<typeof services.auth.watchKeyRevocations>> | undefined;
   const { depositEvents } = options;
   app.addHook('onReady', async () => {
+    // API key lookups come from memory only while this gateway hears every revocation.
+    const databaseUrl = services.config.DATABASE_URL;
+    if (databaseUrl) {
+      keyRevocations = await services.auth.watchKeyRevocations({
+        databaseUrl,
+        log: options.logger.child({ component: 'key-cache' }),
+      });
+    }
     // Listening (and placed in the event stream) before the first subscriber can arrive.
     await depositEvents?.start();
     websocket = attachGraphQLWebSocket({
@@ -197,6 +206,7 @@ export async function buildGateway(options: GatewayOptions) {
     await websocket?.close();
   });
   app.addHook('onClose', async () => {
+    await keyRevocations?.stop();
     await depositEvents?.stop();
   });
 
