@@ -177,6 +177,7 @@ export async function buildGateway(options: GatewayOptions) {
 
   let websocket: ReturnType<typeof attachGraphQLWebSocket> | undefined;
   let keyRevocations: Awaited<ReturnType<typeof services.auth.watchKeyRevocations>> | undefined;
+  let rateMemory: Awaited<ReturnType<typeof services.rates.watchPublications>> | undefined;
   const { depositEvents } = options;
   app.addHook('onReady', async () => {
     // API key lookups come from memory only while this gateway hears every revocation.
@@ -185,6 +186,12 @@ export async function buildGateway(options: GatewayOptions) {
       keyRevocations = await services.auth.watchKeyRevocations({
         databaseUrl,
         log: options.logger.child({ component: 'key-cache' }),
+      });
+      // Quotes from memory, read again on each publication's NOTIFY.
+      rateMemory = await services.rates.watchPublications({
+        databaseUrl,
+        em: orm.em,
+        log: options.logger.child({ component: 'rates' }),
       });
     }
     // Listening (and placed in the event stream) before the first subscriber can arrive.
@@ -207,6 +214,7 @@ export async function buildGateway(options: GatewayOptions) {
   });
   app.addHook('onClose', async () => {
     await keyRevocations?.stop();
+    await rateMemory?.stop();
     await depositEvents?.stop();
   });
 

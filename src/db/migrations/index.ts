@@ -18,6 +18,7 @@ import { Migration20261125100300_withdrawal_addresses } from './Migration2026112
 import { Migration20261125100400_report_indexes } from './Migration20261125100400_report_indexes';
 import { Migration20261125110100_payer_rules } from './Migration20261125110100_payer_rules';
 import { Migration20261125110200_deposit_returns } from './Migration20261125110200_deposit_returns';
+import { Migration20261125120200_rates_published } from './Migration20261125120200_rates_published';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
@@ -79,5 +80,9 @@ export const migrationsList = [
   {
     name: 'Migration20261125110200_deposit_returns',
     class: Migration20261125110200_deposit_returns,
+  },
+  {
+    name: 'Migration20261125120200_rates_published',
+    class: Migration20261125120200_rates_published,
   },
 ];
