@@ -37,13 +37,17 @@ export class RateService {
     this.memory = new RateMemory(clock);
   }
 
-  /** Serves `current` from memory in this process (the gateway) from now on; see RateMemory. */
+  /**
+   * Serves `current` from memory in this process (the gateway) from now on; see RateMemory.
+   * Not in the sandbox: there every merchant's quotes pass through its own scenario, so the
+   * copy would never answer.
+   */
   async watchPublications(options: {
     databaseUrl: string;
     em: EntityManager;
     log: Logger;
   }): Promise<RateMemory> {
-    await this.memory.start(options);
+    if (!this.sandboxScenarios) await this.memory.start(options);
     return this.memory;
   }
 
