@@ -31,7 +31,7 @@ describe('API key cache (real PostgreSQL, real LISTEN)', () => {
   let admin: Client;
   const clock = new ManualClock('2026-05-01T10:00:00Z');
   const merchants = new MerchantService(clock);
-  const auth = new AuthService(KeyEnvironment.Sandbox, clock, 86_400, 500);
+  const auth = new AuthService(KeyEnvironment.Sandbox, clock, 86_400, 1_000);
   let watch: ApiKeyRevocations;
 
   beforeAll(async () => {
@@ -82,8 +82,8 @@ describe('API key cache (real PostgreSQL, real LISTEN)', () => {
     await expect(accepted(apiKey)).resolves.toBe(true);
     await admin.query('update api_keys set revoked_at = now() where id = $1', [keyId]);
     const took = await within(1_000, async () => !(await accepted(apiKey)));
-    // The notice, not the TTL: well under the 500 ms an entry may live.
-    expect(took).toBeLessThan(400);
+    // The notice, not the TTL: well under the 1,000 ms an entry may live.
+    expect(took).toBeLessThan(800);
   });
 
   it('refuses a revoked key within the TTL even when its notice is lost', async () => {
@@ -95,15 +95,17 @@ describe('API key cache (real PostgreSQL, real LISTEN)', () => {
     await admin.query('update api_keys set revoked_at = now() where id = $1', [keyId]);
     await admin.query('commit');
     await expect(accepted(apiKey)).resolves.toBe(true); // still the cached row
-    const took = await within(1_000, async () => !(await accepted(apiKey)));
-    expect(took).toBeLessThanOrEqual(600);
+    const took = await within(1_500, async () => !(await accepted(apiKey)));
+    expect(took).toBeLessThanOrEqual(1_100);
   });
 
   it('serves nothing from memory once the LISTEN connection drops, until it is back', async () => {
     const { apiKey, keyId } = await newKey();
     await expect(accepted(apiKey)).resolves.toBe(true);
     const terminated = await admin.query(
-      'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
+      // This database's listener only: other test files' processes share the server.
+      `select pg_terminate_backend(pid) from pg_stat_activity
+        where application_name = $1 and datname = current_database()`,
       [KEY_CACHE_LISTENER_APPLICATION_NAME],
     );
     expect(terminated.rowCount).toBe(1);

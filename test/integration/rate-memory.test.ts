@@ -99,7 +99,9 @@ describe('rates from memory (real PostgreSQL, real LISTEN)', () => {
     await publish();
     await within(1_000, () => gateway.memory.active);
     await admin.query(
-      'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
+      // This database's listener only: other test files' processes share the server.
+      `select pg_terminate_backend(pid) from pg_stat_activity
+        where application_name = $1 and datname = current_database()`,
       [RATE_LISTENER_APPLICATION_NAME],
     );
     await within(1_000, () => !gateway.memory.active);
