@@ -14,6 +14,7 @@ import {
 import { bankConfigFields } from './config-bank';
 import { webhookConfigFields } from './config-webhooks';
 import { resolutionLinkConfigFields } from './config-resolution-links';
+import { readPathConfig } from './config-read-path';
 
 /**
  * Every setting the processes read, validated in one place. A bad value stops start-up
@@ -219,6 +220,7 @@ export const configSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: positiveInt(25_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ...resolutionLinkConfigFields,
+  ...readPathConfig,
 });
 
 /** Rules between variables; each problem names the variable to fix. */

@@ -6,13 +6,11 @@ import { dec } from './domain/money';
 import type { FxVenue } from './adapters/fx/fx-venue';
 import { SandboxFxVenue } from './adapters/fx/sandbox-fx-venue';
 import { AuthService } from './merchants';
-import { HealthService } from './system';
 import { MerchantService } from './merchants';
 import { RateService } from './rates';
 import { SandboxService } from './sandbox';
 import { OnrampService } from './onramps';
 import { VirtualAccountService } from './onramps';
-import { IdempotencyService } from './system';
 import { LedgerService } from './ledger';
 import { DepositTransitions } from './deposits';
 import { DepositIngestionService } from './deposits';
@@ -20,7 +18,7 @@ import { DepositSettlementService } from './deposits';
 import { DepositReversalService } from './deposits';
 import { DepositQueryService } from './deposits';
 import { chainRegistryFromConfig, type ChainRegistry } from './adapters/chain/chain-registry';
-import { ChainHealthService } from './system';
+import { ChainHealthService, HealthService, IdempotencyService } from './system';
 import { PayoutService, type SigningLog } from './payouts';
 import { PayoutBlockFollower, PayoutSweepService } from './payouts';
 import { BlocklistFile, RiskReviewService } from './deposits';
@@ -32,9 +30,7 @@ import { WebhookEndpointService } from './webhooks';
 import { WebhookDeliveryService, type WebhookSender } from './webhooks';
 import { WebhookLogService } from './webhooks';
 import { ApiKeyService, DashboardSessionService } from './merchants';
-import { AuditLogService } from './operator';
-import { OperatorTokenService } from './operator';
-import { OperatorService } from './operator';
+import { AuditLogService, OperatorService, OperatorTokenService } from './operator';
 import { TreasuryService } from './ledger';
 import type { DepositReturnService, ReturnOutcomes, ReturnSender } from './deposits';
 import type { ResolutionLinkService } from './deposits';
@@ -154,7 +150,12 @@ export function createServices(
     systemDailyUsd: dec(config.SYSTEM_DAILY_LIMIT_USD),
   };
   const sandboxEnv = config.ONRAMP_ENV === 'sandbox';
-  const auth = new AuthService(environmentOf(config), clock, config.CLIENT_SECRET_GRACE_SECONDS);
+  const auth = new AuthService(
+    environmentOf(config),
+    clock,
+    config.CLIENT_SECRET_GRACE_SECONDS,
+    config.API_KEY_CACHE_TTL_MS,
+  );
   const encryption = encryptionFromConfig(config);
   const webhookEndpoints = new WebhookEndpointService(clock, encryption.box, {
     production: !sandboxEnv,

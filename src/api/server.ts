@@ -185,8 +185,24 @@ export async function buildGateway(options: GatewayOptions) {
   });
 
   let websocket: ReturnType<typeof attachGraphQLWebSocket> | undefined;
+  let keyRevocations: Awaited<ReturnType<typeof services.auth.watchKeyRevocations>> | undefined;
+  let rateMemory: Awaited<ReturnType<typeof services.rates.watchPublications>> | undefined;
   const { depositEvents } = options;
   app.addHook('onReady', async () => {
+    // API key lookups come from memory only while this gateway hears every revocation.
+    const databaseUrl = services.config.DATABASE_URL;
+    if (databaseUrl) {
+      keyRevocations = await services.auth.watchKeyRevocations({
+        databaseUrl,
+        log: options.logger.child({ component: 'key-cache' }),
+      });
+      // Quotes from memory, read again on each publication's NOTIFY.
+      rateMemory = await services.rates.watchPublications({
+        databaseUrl,
+        em: orm.em,
+        log: options.logger.child({ component: 'rates' }),
+      });
+    }
     // Listening (and placed in the event stream) before the first subscriber can arrive.
     await depositEvents?.start();
     websocket = attachGraphQLWebSocket({
@@ -207,6 +223,8 @@ export async function buildGateway(options: GatewayOptions) {
     await websocket?.close();
   });
   app.addHook('onClose', async () => {
+    await keyRevocations?.stop();
+    await rateMemory?.stop();
     await depositEvents?.stop();
   });
 

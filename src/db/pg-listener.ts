@@ -7,6 +7,8 @@ export interface PgListenerOptions {
   onNotification: (channel: string, payload: string) => void;
   /** Called after every (re)connection: whatever was sent while disconnected is lost. */
   onConnected?: () => void;
+  /** Called when an established connection drops (notices sent from now on are missed). */
+  onDisconnected?: () => void;
   /** Shown in pg_stat_activity, so operators (and tests) can tell this connection apart. */
   applicationName?: string;
   log: Logger;
@@ -69,6 +71,7 @@ export class PgListener {
 
   private reconnectLater(client: Client): void {
     if (this.stopped || (this.client !== undefined && this.client !== client)) return;
+    if (this.client === client) this.options.onDisconnected?.();
     this.client = undefined;
     client.removeAllListeners('end');
     client.end().catch(() => undefined);

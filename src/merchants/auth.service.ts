@@ -12,6 +12,9 @@ import type {
 } from '../context/request-context';
 import { forbidden } from '../context/read-scope';
 import { CLIENT_SECRET_SQL } from '../onramps';
+import type { Logger } from 'pino';
+import { ApiKeyCache, type ApiKeyRow } from './api-key-cache';
+import { ApiKeyRevocations } from './api-key-revocations';
 
 // The principal types live with the request context; callers of authenticate() find them here.
 export type { ClientSecretPrincipal, Principal, SecretKeyPrincipal };
@@ -42,14 +45,8 @@ export const API_KEY_SQL =
   '"a0"."scopes", "a0"."allowed_ips" ' +
   'from "api_keys" as "a0" where "a0"."key_hash" = ? limit 1';
 
-interface ApiKeyRow {
-  id: string;
-  merchant_id: string;
-  environment: string;
-  revoked_at: string | null;
-  scopes: string[];
-  allowed_ips: string[] | null;
-}
+/** Live keys kept in memory per gateway at most (each entry a few hundred bytes). */
+const KEY_CACHE_ENTRIES = 10_000;
 
 /**
  * The principal of a key row (the auth lookup's, a dashboard session's key): its scopes, and
@@ -90,7 +87,26 @@ export class AuthService {
     private readonly clock: Clock,
     /** How long a client secret keeps working after its onramp stops taking money. */
     private readonly clientSecretGraceSeconds: number,
-  ) {}
+    /** API_KEY_CACHE_TTL_MS; the cache stays off until `watchKeyRevocations` connects. */
+    keyCacheTtlMs = 0,
+  ) {
+    this.keyCache = new ApiKeyCache({ ttlMs: keyCacheTtlMs, maxEntries: KEY_CACHE_ENTRIES });
+  }
+
+  readonly keyCache: ApiKeyCache;
+
+  /**
+   * Turns the key cache on for this process (the gateway): it serves lookups only while this
+   * LISTEN on revocations is connected. The returned watch is stopped on shutdown.
+   */
+  async watchKeyRevocations(options: {
+    databaseUrl: string;
+    log: Logger;
+  }): Promise<ApiKeyRevocations> {
+    const watch = new ApiKeyRevocations(this.keyCache, options);
+    await watch.start();
+    return watch;
+  }
 
   async authenticate(em: EntityManager, header: string | undefined): Promise<Principal> {
     if (header === undefined || header === '') {
@@ -109,10 +125,20 @@ export class AuthService {
         `This is a ${this.environment} deployment; use a ${KEY_PREFIX[this.environment]} key`,
       );
     }
-    const [key] = await em.execute<ApiKeyRow[]>(API_KEY_SQL, [hashSecret(token)]);
+    const key = await this.apiKey(em, hashSecret(token));
     if (!key || key.environment !== this.environment) throw unauthorized('Unknown API key');
     if (key.revoked_at !== null) throw unauthorized('This API key has been revoked');
     return keyPrincipal(key);
+  }
+
+  /** The key's row: from the cache while it is on, else (and then into it) from the database. */
+  private async apiKey(em: EntityManager, keyHash: string): Promise<ApiKeyRow | undefined> {
+    const cached = this.keyCache.get(keyHash);
+    if (cached) return cached;
+    const since = this.keyCache.generation();
+    const [key] = await em.execute<ApiKeyRow[]>(API_KEY_SQL, [keyHash]);
+    if (key && key.environment === this.environment) this.keyCache.store(keyHash, key, since);
+    return key;
   }
 
   private async clientSecret(em: EntityManager, token: string): Promise<ClientSecretPrincipal> {

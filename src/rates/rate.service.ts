@@ -1,5 +1,6 @@
 import { raw } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
 import type { Clock } from '../clock';
 import { DEFAULT_MIN_DEPOSIT_NGN, QUOTE_CURRENCIES, QuoteCurrency } from '../domain/assets';
 import { newId } from '../domain/ids';
@@ -9,6 +10,7 @@ import { Rate } from '../db/entities/rate.entity';
 import type { RateSource } from '../adapters/fx/rate-source';
 import { lockForTransaction } from '../db/locks';
 import { RATE_SOURCE_DOWN_SINCE_SQL } from '../sandbox';
+import { RateMemory } from './rate-memory';
 
 export interface RateSettings {
   feeBps: number;
@@ -23,12 +25,31 @@ export type PublishOutcome =
   { published: true; rates: Rate[] } | { published: false; reason: 'recent_rate_exists' };
 
 export class RateService {
+  /** The gateway's copy of the valid rates (off until `watchPublications` starts it). */
+  readonly memory: RateMemory;
+
   constructor(
     private readonly clock: Clock,
     private readonly settings: RateSettings,
     /** Sandbox only: merchants' `rateSourceDown` scenarios (sandbox_scenarios) apply. */
     private readonly sandboxScenarios = false,
-  ) {}
+  ) {
+    this.memory = new RateMemory(clock);
+  }
+
+  /**
+   * Serves `current` from memory in this process (the gateway) from now on; see RateMemory.
+   * Not in the sandbox: there every merchant's quotes pass through its own scenario, so the
+   * copy would never answer.
+   */
+  async watchPublications(options: {
+    databaseUrl: string;
+    em: EntityManager;
+    log: Logger;
+  }): Promise<RateMemory> {
+    if (!this.sandboxScenarios) await this.memory.start(options);
+    return this.memory;
+  }
 
   /**
    * The newest published rate for `to` that has not expired, or `rate_unavailable`. For a
@@ -38,6 +59,11 @@ export class RateService {
    */
   async current(em: EntityManager, query: RateQuery, merchantId?: string): Promise<Rate> {
     const { to } = parseRateQuery(query);
+    // Rates are the same for every merchant unless a sandbox scenario hides some from one.
+    if (!this.sandboxScenarios || !merchantId) {
+      const held = this.memory.current(to);
+      if (held) return held;
+    }
     const rate = await em.findOne(
       Rate,
       { to, expiresAt: { $gt: this.clock.now() }, ...this.publishedForMerchant(merchantId) },

@@ -19,6 +19,7 @@ import { Migration20261125100400_report_indexes } from './Migration2026112510040
 import { Migration20261125110100_payer_rules } from './Migration20261125110100_payer_rules';
 import { Migration20261125110200_deposit_returns } from './Migration20261125110200_deposit_returns';
 import { Migration20261125120000_resolution_links } from './Migration20261125120000_resolution_links';
+import { Migration20261125120200_rates_published } from './Migration20261125120200_rates_published';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
@@ -84,5 +85,9 @@ export const migrationsList = [
   {
     name: 'Migration20261125120000_resolution_links',
     class: Migration20261125120000_resolution_links,
+  },
+  {
+    name: 'Migration20261125120200_rates_published',
+    class: Migration20261125120200_rates_published,
   },
 ];
