@@ -1,6 +1,6 @@
 # Production image: one image for the gateway, the job runner and migrations.
-#   gateway     node --max-old-space-size=128 dist/src/gateway.js   (the default command)
-#   job runner  node --max-old-space-size=128 dist/jobs/runner.js
+#   gateway     node --max-old-space-size=128 --max-semi-space-size=16 dist/src/gateway.js   (the default command)
+#   job runner  node --max-old-space-size=128 --max-semi-space-size=16 dist/jobs/runner.js
 # The heap cap keeps each process near 200 MB resident (bench/README.md, Memory).
 #   migrations  node bin/onramp.js db migrate
 # Configuration comes from the environment (see README.md, Configuration); DATABASE_URL is required.
@@ -42,4 +42,4 @@ EXPOSE 4000 4001
 # container overrides it with its own port (docker-compose.yml): PORT is the gateway's.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=5 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 4000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "--max-old-space-size=128", "dist/src/gateway.js"]
+CMD ["node", "--max-old-space-size=128", "--max-semi-space-size=16", "dist/src/gateway.js"]
