@@ -7,6 +7,8 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      // Copies of dist/ kept for A/B benchmarks (bench/README.md).
+      '.dist-*/**',
       'node_modules/**',
       '.data/**',
       'coverage/**',

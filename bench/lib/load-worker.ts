@@ -34,6 +34,8 @@ export interface LoadResult {
   elapsedMs: number;
   /** Response bodies of the first requests (for benchmarks that need ids back). */
   bodies: string[];
+  /** This load process's own CPU time (user + system) over the run, in ms. */
+  cpuMs: number;
 }
 
 const KEEP_BODIES = 50_000;
@@ -48,7 +50,9 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
     skipped: 0,
     elapsedMs: 0,
     bodies: [],
+    cpuMs: 0,
   };
+  const cpuBefore = process.cpuUsage();
   let n = 0;
   let inFlight = 0;
   const start = performance.now();
@@ -128,6 +132,8 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   }
   await Promise.all(pending);
   result.elapsedMs = performance.now() - start;
+  const cpu = process.cpuUsage(cpuBefore);
+  result.cpuMs = (cpu.user + cpu.system) / 1000;
   agent.destroy();
   return result;
 }

@@ -33,6 +33,7 @@ export async function runLoad(
     skipped: results.reduce((s, r) => s + r.skipped, 0),
     elapsedMs: Math.max(...results.map((r) => r.elapsedMs)),
     bodies: results.flatMap((r) => r.bodies),
+    cpuMs: results.reduce((s, r) => s + r.cpuMs, 0),
   };
   for (const r of results) {
     for (const [status, count] of Object.entries(r.statuses)) {

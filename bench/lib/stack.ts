@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnEmbeddedPostgres, type PostgresProcess } from '../../src/embedded/pg-process';
 import { startTestChains, type TestChains } from '../../test/support/chains';
-import { createMerchant, startStack, type Stack } from '../../test/support/stack';
+import { gatewayEnvironment } from '../../src/crypto/process-secrets';
+import { baseEnv, createMerchant, startStack, type Stack } from '../../test/support/stack';
 
 export const ROOT = join(__dirname, '..', '..', '..');
 
@@ -28,6 +29,8 @@ export interface BenchStack {
   postgresPid: number;
   chains: TestChains | null;
   merchant: { merchant_id: string; api_key: string };
+  /** The environment the stack's gateway got (a second one can be started alike). */
+  gatewayEnv: NodeJS.ProcessEnv;
   stop(): Promise<void>;
 }
 
@@ -57,28 +60,27 @@ export async function startBenchStack(
     stdio: 'pipe',
   });
   const chains = options.chains ? await startTestChains({ blockTimeSeconds: 1 }) : null;
-  const stack = await startStack(databaseUrl, {
-    env: {
-      // The embedded defaults, not the tests' shortened ones.
-      JOB_POLL_MS: '1000',
-      DB_POOL_MAX: '10',
-      RATE_LIMIT_PER_MINUTE: '10000000',
-      // The subscription benchmark holds 1,000 sockets of one key on one gateway.
-      WS_MAX_SOCKETS_PER_KEY: '100000',
-      WS_MAX_SUBSCRIPTIONS_PER_KEY: '100000',
-      // The processes log as configured (info); the benchmark drains their output unread.
-      KEEP_LOGS: 'false',
-      ...(chains?.env ?? {}),
-      // BENCH_PROFILE_DIR: each process writes a V8 CPU profile there when it exits.
-      ...(process.env.BENCH_PROFILE_DIR
-        ? {
-            BENCH_PROFILE_DIR: process.env.BENCH_PROFILE_DIR,
-            NODE_OPTIONS: `--require ${join(ROOT, 'bench', 'lib', 'cpu-profile-preload.js')}`,
-          }
-        : {}),
-      ...options.env,
-    },
-  });
+  const env: Record<string, string> = {
+    // The embedded defaults, not the tests' shortened ones.
+    JOB_POLL_MS: '1000',
+    DB_POOL_MAX: '10',
+    RATE_LIMIT_PER_MINUTE: '10000000',
+    // The subscription benchmark holds 1,000 sockets of one key on one gateway.
+    WS_MAX_SOCKETS_PER_KEY: '100000',
+    WS_MAX_SUBSCRIPTIONS_PER_KEY: '100000',
+    // The processes log as configured (info); the benchmark drains their output unread.
+    KEEP_LOGS: 'false',
+    ...(chains?.env ?? {}),
+    // BENCH_PROFILE_DIR: each process writes a V8 CPU profile there when it exits.
+    ...(process.env.BENCH_PROFILE_DIR
+      ? {
+          BENCH_PROFILE_DIR: process.env.BENCH_PROFILE_DIR,
+          NODE_OPTIONS: `--require ${join(ROOT, 'bench', 'lib', 'cpu-profile-preload.js')}`,
+        }
+      : {}),
+    ...options.env,
+  };
+  const stack = await startStack(databaseUrl, { env });
   const merchant = await createMerchant(databaseUrl, 'Bench Co');
   return {
     stack,
@@ -86,6 +88,7 @@ export async function startBenchStack(
     postgresPid: postgres.child.pid!,
     chains,
     merchant,
+    gatewayEnv: gatewayEnvironment(baseEnv(databaseUrl, env)),
     stop: async () => {
       await stack.stop();
       await chains?.stop();

@@ -126,9 +126,27 @@ async function cpuPerRequest(send: (i: number) => Promise<void>): Promise<number
     while (next < REQUESTS) await send(next++);
   };
   const before = process.cpuUsage();
+  const statementsBefore = statements.count;
   await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
   const used = process.cpuUsage(before);
+  statements.perRequest.push(round2((statements.count - statementsBefore) / REQUESTS));
   return Math.round((used.user + used.system) / REQUESTS);
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/** SQL statements the worker's `pg` clients sent, and per request for each loop in turn. */
+const statements = { count: 0, perRequest: [] as number[] };
+
+/** Counts every statement sent through `pg` (MikroORM's and the listeners' alike). */
+function countStatements(): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Client } = require('pg');
+  const query = Client.prototype.query;
+  Client.prototype.query = function (this: unknown, ...args: unknown[]) {
+    statements.count += 1;
+    return query.apply(this, args);
+  };
 }
 
 /** `what()`, and with PROBE_PROFILE set, a V8 CPU profile of it (its figure then runs high). */
@@ -154,6 +172,7 @@ async function worker(seeded: Seeded): Promise<Costs> {
   const root = join(__dirname, '..', '..');
   /* eslint-disable @typescript-eslint/no-require-imports */
   require('reflect-metadata');
+  countStatements();
   const pino = require('pino');
   const { loadConfig } = require(join(root, 'src', 'config'));
   const { systemClock } = require(join(root, 'src', 'clock'));
@@ -229,7 +248,7 @@ async function worker(seeded: Seeded): Promise<Costs> {
   for (const send of [rest, graphql, apq]) {
     for (let i = 0; i < 500; i += 1) await send(i);
   }
-  const costs: Costs = { rest: await cpuPerRequest(rest) };
+  const costs: Costs = { rest: await profiled('rest', () => cpuPerRequest(rest)) };
   costs.graphql = await profiled('graphql', () => cpuPerRequest(graphql));
   costs.apq = await cpuPerRequest(apq);
   costs.graphql2 = await cpuPerRequest(graphql);
@@ -237,11 +256,13 @@ async function worker(seeded: Seeded): Promise<Costs> {
   const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
   const overHttp = async (requests: RequestTemplate[]) => {
     const before = process.cpuUsage();
+    const statementsBefore = statements.count;
     const result = await runLoad({ baseUrl, requests, durationMs: HTTP_MS, concurrency: 32 }, 2);
     const used = process.cpuUsage(before);
     const answered = result.latenciesMs.length;
     const bad = Object.keys(result.statuses).filter((s) => s !== '200');
     if (bad.length) throw new Error(`over HTTP: statuses ${bad.join(', ')}`);
+    statements.perRequest.push(round2((statements.count - statementsBefore) / answered));
     return Math.round((used.user + used.system) / answered);
   };
   const authorization = `Bearer ${seeded.key}`;
@@ -261,6 +282,7 @@ async function worker(seeded: Seeded): Promise<Costs> {
   costs.httpGraphql = await overHttp(graphqlRequests);
   costs.httpRest2 = await profiled('http-rest', () => overHttp(restRequests));
   costs.httpGraphql2 = await profiled('http-graphql', () => overHttp(graphqlRequests));
+  process.stderr.write(`statements per request, loop by loop: ${statements.perRequest}\n`);
   await app.close();
   metrics.close();
   await orm.close();

@@ -107,9 +107,10 @@ export function baseEnv(
   };
 }
 
-export async function startGateway(env: NodeJS.ProcessEnv): Promise<Gateway> {
+/** `script`: another build's gateway (benchmarks compare two builds in one run). */
+export async function startGateway(env: NodeJS.ProcessEnv, script = GATEWAY): Promise<Gateway> {
   const running = await launch(
-    GATEWAY,
+    script,
     { ...env, PORT: '0', HOST: '127.0.0.1', INTERNAL_PORT: '0', INTERNAL_HOST: '127.0.0.1' },
     'listening',
   );
