@@ -1,16 +1,17 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { fastifyApolloHandler, fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { errorBody, ErrorCode } from '../domain/errors';
 import { environmentOf, type Services } from '../container';
 import { merchantContext } from '../context/request-context';
 import { forbidden } from '../context/read-scope';
-import { createApollo } from './graphql/apollo';
+import { createApollo, persistedQueryCache } from './graphql/apollo';
+import { HotQueries } from './graphql/hot-queries';
+import { graphqlHttpHandler } from './graphql/http-handler';
 import { graphqlDocumentCache } from './graphql/document-cache';
-import type { GraphQLContext } from './graphql/context';
 import { buildGraphQLSchema } from './graphql/schema';
 import { requestContextOf } from './principal';
 import { assertAddressAllowed, assertScopes } from './key-restrictions';
@@ -45,6 +46,13 @@ export interface GatewayOptions {
   rateLimitStore: PostgresRateLimitStore;
   limiter: AddressLimiter;
 }
+
+/**
+ * A query document is compiled (graphql-jit) once it has run this many times on the hot path:
+ * compiling costs about as much as a few hundred executions, so only documents clients repeat
+ * pay for it, and a client sending endless distinct documents makes none compile.
+ */
+const HOT_QUERY_COMPILE_AFTER = 10;
 
 const isGraphQLRequest = (request: FastifyRequest): boolean =>
   request.url.split('?')[0] === '/graphql';
@@ -159,22 +167,26 @@ export async function buildGateway(options: GatewayOptions) {
   const schema = await buildGraphQLSchema();
   // One parse and validation per distinct document, whichever transport brings it.
   const documents = graphqlDocumentCache(schema, production);
+  const persistedQueries = persistedQueryCache();
   const apollo = createApollo(schema, {
     production,
     documents,
+    persistedQueries,
     log: app.log,
     plugins: [fastifyApolloDrainPlugin(app as unknown as FastifyInstance)],
   });
   await apollo.start();
-  const graphqlHandler = fastifyApolloHandler<GraphQLContext>(apollo, {
-    context: async (request) => ({
-      em: request.em,
-      principal: request.principal!,
-      requestContext: requestContextOf(request),
-      services,
-      requestId: request.id,
-    }),
+  const hotQueries = new HotQueries(schema, documents, persistedQueries, {
+    compileAfter: HOT_QUERY_COMPILE_AFTER,
   });
+  metrics.countHotQueries(() => hotQueries.answered);
+  const graphqlHandler = graphqlHttpHandler(apollo, hotQueries, async (request) => ({
+    em: request.em,
+    principal: request.principal!,
+    requestContext: requestContextOf(request),
+    services,
+    requestId: request.id,
+  }));
   app.route({
     method: ['GET', 'POST'],
     url: '/graphql',

@@ -4,7 +4,7 @@ import {
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
 import type { FastifyBaseLogger } from 'fastify';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { GraphQLContext } from './context';
 import { formatGraphQLError } from './errors';
 import { hostileVariables } from '../nul-characters';
@@ -14,20 +14,34 @@ import type { DocumentCache } from './document-cache';
 import { costDependsOnVariables } from './limits';
 
 /**
+ * What a validated document's request may still be refused for, once its variables are known:
+ * NUL characters or excessive nesting in them (variables of a GET are not in a JSON body, so
+ * the body's NUL check never saw them), and a cost over the limit when page sizes are given as
+ * variables (validation, done once per document, measured it without them).
+ */
+export function variablesRefusal(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | null | undefined,
+): string | undefined {
+  return (
+    hostileVariables(variables ?? null) ??
+    (costDependsOnVariables(document)
+      ? operationLimitError(schema, document, operationName, variables)?.message
+      : undefined)
+  );
+}
+
+/**
  * Per request, one plugin (each plugin's hooks cost promises on every request): every answer
- * is per caller and live, so never cached; and the cost is checked again with the request's
- * variables before execution, when they can change it (page sizes given as variables are only
- * known per request, after validation, which is done once per document).
+ * is per caller and live, so never cached; and the request's variables are checked before
+ * execution (`variablesRefusal`).
  */
 const perRequest: ApolloServerPlugin = {
   requestDidStart: async () => ({
     didResolveOperation: async ({ schema, document, operationName, request }) => {
-      // Variables of a GET are not in a JSON body, so the body's NUL check never saw them.
-      const refusal =
-        hostileVariables(request.variables ?? null) ??
-        (costDependsOnVariables(document)
-          ? operationLimitError(schema, document, operationName, request.variables)?.message
-          : undefined);
+      const refusal = variablesRefusal(schema, document, operationName, request.variables);
       if (refusal) {
         throw new GraphQLError(refusal, {
           extensions: { code: 'INVALID_PARAMETER', http: { status: 400 } },
@@ -52,6 +66,11 @@ export const PERSISTED_QUERY_LIMITS = {
   maxTotalSize: 4 * 1024 * 1024,
 };
 
+/** The persisted queries' store (Apollo's keys: `apq:` and the document's SHA-256). */
+export function persistedQueryCache(): BoundedCache<string> {
+  return new BoundedCache<string>(PERSISTED_QUERY_LIMITS, (query) => query.length);
+}
+
 export function createApollo<TContext extends object = GraphQLContext>(
   schema: GraphQLSchema,
   options: {
@@ -60,14 +79,14 @@ export function createApollo<TContext extends object = GraphQLContext>(
     plugins?: ApolloServerPlugin[];
     /** Parsed and validated documents, shared with graphql-ws (none: Apollo's own store). */
     documents?: DocumentCache;
+    /** Persisted queries (none: a store of its own), shared with the hot path. */
+    persistedQueries?: BoundedCache<string>;
   },
 ): ApolloServer<TContext> {
   return new ApolloServer<TContext>({
     schema,
     ...(options.documents ? { documentStore: options.documents.documentStore } : {}),
-    persistedQueries: {
-      cache: new BoundedCache<string>(PERSISTED_QUERY_LIMITS, (query) => query.length),
-    },
+    persistedQueries: { cache: options.persistedQueries ?? persistedQueryCache() },
     // Introspection is refused by the gateway's own rule in production (gatewayExtraRules), the
     // same on HTTP and the websocket; Apollo's would add a second, differently shaped error.
     introspection: true,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import {
   GraphQLError,
   parse,
@@ -45,7 +45,7 @@ function coded(error: GraphQLError, code: string): GraphQLError {
 
 /** What Apollo names a document by (`queryHash`): the SHA-256 of its text, in hex. */
 export function queryHashOf(query: string): string {
-  return createHash('sha256').update(query).digest('hex');
+  return hash('sha256', query, 'hex');
 }
 
 /** A parsed document's query text length (what bounds its memory). */
@@ -95,6 +95,11 @@ export class DocumentCache {
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** The validated document of this query hash, if either transport checked it already. */
+  find(queryHash: string): DocumentNode | undefined {
+    return this.entries.peek(queryHash);
   }
 
   check(query: string): CheckedDocument {

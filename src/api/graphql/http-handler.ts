@@ -1,0 +1,54 @@
+import { Readable } from 'node:stream';
+import { HeaderMap, type ApolloServer, type HTTPGraphQLRequest } from '@apollo/server';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { GraphQLContext } from './context';
+import type { HotQueries } from './hot-queries';
+
+/**
+ * The Fastify request as Apollo's HTTP request, as `@as-integrations/fastify` builds it, but
+ * parsing the URL only when it has a query string (a POST to /graphql has none).
+ */
+function apolloRequestOf(request: FastifyRequest): HTTPGraphQLRequest {
+  const headers = new HeaderMap();
+  for (const [key, value] of Object.entries(request.headers)) {
+    if (value) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+  }
+  const search = request.url.includes('?')
+    ? new URL(request.url, 'http://gateway.invalid/').search
+    : '';
+  return { method: request.method.toUpperCase(), headers, body: request.body, search };
+}
+
+/**
+ * POST and GET /graphql: hot queries without Apollo's pipeline (`HotQueries`), everything else
+ * through Apollo, whose answers also teach the hot path which content type each `accept`
+ * header gets.
+ */
+export function graphqlHttpHandler(
+  apollo: ApolloServer<GraphQLContext>,
+  hot: HotQueries,
+  contextOf: (request: FastifyRequest) => Promise<GraphQLContext>,
+) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    const accept = request.headers.accept;
+    if (request.method === 'POST') {
+      const answer = await hot.answer(request.body, accept, () => contextOf(request));
+      if (answer) {
+        void reply.header('cache-control', 'no-store').header('content-type', answer.contentType);
+        return answer.body;
+      }
+    }
+    const response = await apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: apolloRequestOf(request),
+      context: () => contextOf(request),
+    });
+    for (const [name, value] of response.headers) void reply.header(name, value);
+    const status = response.status ?? 200;
+    void reply.code(status);
+    if (response.body.kind === 'complete') {
+      if (status === 200) hot.learn(accept, response.headers.get('content-type'));
+      return response.body.string;
+    }
+    return reply.send(Readable.from(response.body.asyncIterator));
+  };
+}
