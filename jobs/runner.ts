@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadConfigOrExit } from '../src/config';
 import { systemClock } from '../src/clock';
-import { createLogger } from '../src/logger';
+import { createLogger, stdoutLogs } from '../src/logger';
 import { openOrm } from '../src/db/orm';
 import { requireDatabaseUrl } from '../src/db/database-url';
 import { createServices } from '../src/container';
@@ -33,7 +33,7 @@ const DEFAULT_LOCK_LIFETIME_MS = 30_000;
  */
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
-  const log = createLogger('jobs', config.LOG_LEVEL);
+  const log = createLogger('jobs', config.LOG_LEVEL, stdoutLogs(config.LOG_SYNC));
   const databaseUrl = requireDatabaseUrl(config);
   const orm = await openOrm({ databaseUrl, poolMax: config.DB_POOL_MAX });
   const metrics = createJobRunnerMetrics({

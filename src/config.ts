@@ -219,6 +219,12 @@ export const configSchema = z.object({
   /** On SIGTERM, how long in-flight requests, jobs and webhook attempts may take to finish. */
   SHUTDOWN_TIMEOUT_MS: positiveInt(25_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * true: each log line is written before the process goes on (one write per line). Default:
+   * lines are written in the background, those that arrive during a write together with the
+   * next (src/logger.ts); only a process killed outright (SIGKILL, out of memory) loses the last.
+   */
+  LOG_SYNC: optionalBoolean.transform((value) => value ?? false),
   ...resolutionLinkConfigFields,
   ...readPathConfig,
 });

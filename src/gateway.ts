@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadConfigOrExit } from './config';
 import { systemClock } from './clock';
-import { createLogger } from './logger';
+import { createLogger, stdoutLogs } from './logger';
 import { openOrm } from './db/orm';
 import { createServices } from './container';
 import { buildGateway } from './api/server';
@@ -22,7 +22,7 @@ import { dropHotWalletKey, warnAboutSecrets } from './crypto/process-secrets';
 async function main(): Promise<void> {
   const droppedHotWalletKey = dropHotWalletKey(process.env);
   const config = loadConfigOrExit();
-  const logger = createLogger('gateway', config.LOG_LEVEL);
+  const logger = createLogger('gateway', config.LOG_LEVEL, stdoutLogs(config.LOG_SYNC));
   const databaseUrl = requireDatabaseUrl(config);
   const orm = await openOrm({ databaseUrl, poolMax: config.DB_POOL_MAX });
   const services = createServices(config, systemClock);

@@ -17,3 +17,14 @@ export function createLogger(name: string, level: string, destination?: Destinat
   const options = { name, level, hooks: { streamWrite: redactLogLine } };
   return destination ? pino(options, destination) : pino(options);
 }
+
+/**
+ * Standard output for a service process's logs. `sync: false` (the default, LOG_SYNC): lines go
+ * out in the background, and the lines logged while a write is under way go together in the
+ * next one, so a busy gateway makes one write per many requests instead of one per request
+ * (bench/notes/reads-rest.md). Buffered lines are written out when the process exits, on an
+ * error too; a process killed outright (SIGKILL, out of memory) loses the last lines.
+ */
+export function stdoutLogs(sync: boolean): DestinationStream {
+  return pino.destination({ dest: 1, sync });
+}
