@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
 import type { PostgresRateLimitStore } from './rate-limit';
@@ -87,7 +87,7 @@ export class AddressLimiter {
   }
 
   private digest(credential: string): string {
-    return createHash('sha256').update(credential).digest('base64');
+    return hash('sha256', credential, 'base64');
   }
 
   private dropOldest(map: Map<string, number>): void {

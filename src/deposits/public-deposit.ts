@@ -1,10 +1,10 @@
 import type { DepositView } from './deposit-view';
-import { ASSET_DECIMALS, dec, NGN_DECIMALS, toFixedDown } from '../domain/money';
+import { ASSET_DECIMALS, fixedDownText, NGN_DECIMALS } from '../domain/money';
 
 /** Amounts are decimal strings: NGN with 2 places, asset units with 6 (rounded down). */
-export const ngnAmount = (value: string): string => toFixedDown(dec(value), NGN_DECIMALS);
+export const ngnAmount = (value: string): string => fixedDownText(value, NGN_DECIMALS);
 export const assetAmount = (value: string | null): string | null =>
-  value === null ? null : toFixedDown(dec(value), ASSET_DECIMALS);
+  value === null ? null : fixedDownText(value, ASSET_DECIMALS);
 
 /**
  * The public deposit object (snake_case): the spec's Deposit table, nothing internal. REST

@@ -19,6 +19,21 @@ export function toFixedDown(value: Dec, places: number): string {
   return value.toDecimalPlaces(places, Dec.ROUND_DOWN).toFixed(places);
 }
 
+/**
+ * `toFixedDown(dec(value), places)` for a decimal string, without building a Decimal when the
+ * text already is that answer: PostgreSQL writes a non-negative `numeric(p, places)` column in
+ * exactly that form (no exponent, no sign, no leading zeros), and such text rounds down to
+ * itself. Anything else (a negative amount among them: -0.00 renders as 0.00) takes the Decimal.
+ */
+export function fixedDownText(value: string, places: number): string {
+  const point = value.length - places - 1;
+  if (point > 0 && value.charCodeAt(point) === 0x2e && CANONICAL_FIXED.test(value)) return value;
+  return toFixedDown(dec(value), places);
+}
+
+/** A non-negative plain decimal with a fraction: `(0|[1-9][0-9]*)\.[0-9]+`. */
+const CANONICAL_FIXED = /^(0|[1-9][0-9]*)\.[0-9]+$/;
+
 export function toFixedUp(value: Dec, places: number): string {
   return value.toDecimalPlaces(places, Dec.ROUND_UP).toFixed(places);
 }

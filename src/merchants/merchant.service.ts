@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
@@ -17,8 +17,9 @@ export const RESTRICTED_KEY_PREFIX: Record<KeyEnvironment, string> = {
   [KeyEnvironment.Production]: 'rk_live_',
 };
 
+/** SHA-256 in hex, in one call (runs on every authenticated request). */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 export interface IssuedKey {

@@ -1,4 +1,11 @@
-import { dec, isDecimalString, toFixedDown, toFixedUp } from '../../src/domain/money';
+import fc from 'fast-check';
+import {
+  dec,
+  fixedDownText,
+  isDecimalString,
+  toFixedDown,
+  toFixedUp,
+} from '../../src/domain/money';
 
 describe('toFixedDown / toFixedUp', () => {
   it('rounds toward zero and away from zero at the given places', () => {
@@ -67,5 +74,35 @@ describe('Dec arithmetic', () => {
     expect(0.1 + 0.2).not.toBe(0.3);
     expect(dec('0.1').plus(dec('0.2')).toString()).toBe('0.3');
     expect(dec('0.1').plus(dec('0.2')).eq(dec('0.3'))).toBe(true);
+  });
+});
+
+describe('fixedDownText', () => {
+  it('answers what toFixedDown answers, for any decimal text (seeded)', () => {
+    const digits = (min: number, max: number) =>
+      fc.array(fc.constantFrom(...'0000123459'), { minLength: min, maxLength: max });
+    const text = fc
+      .tuple(fc.boolean(), digits(1, 20), fc.option(digits(0, 9)), fc.boolean())
+      .map(([negative, whole, fraction, exponent]) => {
+        const body = `${whole.join('')}${fraction === null ? '' : `.${fraction.join('')}`}`;
+        return `${negative ? '-' : ''}${body}${exponent ? 'e-3' : ''}`;
+      });
+    fc.assert(
+      fc.property(text, fc.constantFrom(2, 6), (value, places) => {
+        expect(fixedDownText(value, places)).toBe(toFixedDown(dec(value), places));
+      }),
+      { seed: 23, numRuns: 20_000 },
+    );
+  });
+
+  it('keeps text PostgreSQL writes as it is, and rounds the rest down', () => {
+    expect(fixedDownText('15000.00', 2)).toBe('15000.00');
+    expect(fixedDownText('9.876543', 6)).toBe('9.876543');
+    expect(fixedDownText('-0.50', 2)).toBe('-0.50');
+    expect(fixedDownText('0.00', 2)).toBe('0.00');
+    expect(fixedDownText('007.00', 2)).toBe('7.00');
+    expect(fixedDownText('-0.00', 2)).toBe(toFixedDown(dec('-0.00'), 2));
+    expect(fixedDownText('1.239', 2)).toBe('1.23');
+    expect(fixedDownText('12', 2)).toBe('12.00');
   });
 });
