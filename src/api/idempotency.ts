@@ -102,7 +102,7 @@ export function registerIdempotency(
     }
   };
 
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+  const begin = async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.method !== 'POST' || !request.routeOptions.url) return;
     const header = request.headers[IDEMPOTENCY_KEY_HEADER];
     // Keys belong to the merchant's secret keys. A client secret (read only) never claims or
@@ -153,9 +153,9 @@ export function registerIdempotency(
     }, idempotency.heartbeatMs);
     heartbeat.unref();
     pending.set(request, { claim, settled: false, heartbeat });
-  });
+  };
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  const store = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const state = pending.get(request);
     if (!state || state.settled) return payload;
     state.settled = true;
@@ -176,9 +176,9 @@ export function registerIdempotency(
       request.log.error({ err }, 'could not store the response of an Idempotency-Key');
     }
     return payload;
-  });
+  };
 
-  app.addHook('onResponse', async (request) => {
+  const release = async (request: FastifyRequest) => {
     const state = pending.get(request);
     if (!state) return;
     pending.delete(request);
@@ -187,5 +187,19 @@ export function registerIdempotency(
       state.settled = true;
       await abandon(request, state);
     }
+  };
+
+  // Only routes that take POST get the hooks (first among each route's own, as root hooks ran
+  // before them): a GET, most of the traffic, pays for none of them.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('POST')) return;
+    const first = <T>(hook: T, existing: T | T[] | undefined): T[] =>
+      existing === undefined
+        ? [hook]
+        : [hook, ...(Array.isArray(existing) ? existing : [existing])];
+    route.preHandler = first(begin, route.preHandler as never);
+    route.onSend = first(store, route.onSend as never);
+    route.onResponse = first(release, route.onResponse as never);
   });
 }

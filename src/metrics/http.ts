@@ -22,9 +22,16 @@ export function registerHttpMetrics(registry: Registry): RequestObserver {
     buckets: [0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  return (method, route, statusCode, seconds) =>
-    duration.observe(
-      { method, route: route ?? UNMATCHED_ROUTE, status_code: String(statusCode) },
-      seconds,
-    );
+  // One labelled child per series, found by a string key: prom-client hashes the label object
+  // on every observe otherwise. As bounded as the series are (methods, routes, statuses).
+  const series = new Map<string, ReturnType<typeof duration.labels>>();
+  return (method, route, statusCode, seconds) => {
+    const key = `${method} ${statusCode} ${route ?? ''}`;
+    let child = series.get(key);
+    if (!child) {
+      child = duration.labels(method, route ?? UNMATCHED_ROUTE, String(statusCode));
+      series.set(key, child);
+    }
+    child.observe(seconds);
+  };
 }
