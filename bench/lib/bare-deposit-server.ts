@@ -26,23 +26,14 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { escapeLiteral, Pool } from 'pg';
+// The gateway's statements (copied; test/unit/bench-bare-sql.test.ts keeps them equal).
+import { DEPOSIT_SQL, KEY_SQL } from './bare-deposit-sql';
 
 export interface BareServerSpec {
   databaseUrl: string;
   poolMax: number;
   protocol: 'simple' | 'extended';
 }
-
-// The gateway's statements (copied, so this process loads no ORM); `?` as MikroORM writes them.
-const KEY_SQL =
-  'select "a0"."id", "a0"."merchant_id", "a0"."environment", "a0"."revoked_at" ' +
-  'from "api_keys" as "a0" where "a0"."key_hash" = ? limit 1';
-const DEPOSIT_SQL =
-  'select "d0"."id", "d0"."onramp_id", "d0"."merchant_id", "d0"."payment_reference", ' +
-  '"d0"."user_email", "d0"."amount_ngn", "d0"."bank_reference", "d0"."rate_id", ' +
-  '"d0"."amount_asset", "d0"."asset", "d0"."chain", "d0"."tx_hash", "d0"."status", ' +
-  '"d0"."failure_reason", "d0"."flag_reason", "d0"."created_at", "d0"."settled_at", ' +
-  '"d0"."updated_at" from "deposits" as "d0" where "d0"."id" = ? and "d0"."merchant_id" = ? limit 1';
 
 /** `?` -> `$1`, `$2`, ... */
 function numbered(sql: string): string {
@@ -75,6 +66,9 @@ interface DepositRow {
   status: string;
   failure_reason: string | null;
   flag_reason: string | null;
+  sender_name: string | null;
+  sender_account_last4: string | null;
+  sender_bank: string | null;
   created_at: Date;
   settled_at: Date | null;
   updated_at: Date;
@@ -109,6 +103,11 @@ function present(d: DepositRow) {
     status: d.status,
     failure_reason: d.failure_reason,
     flag_reason: d.flag_reason,
+    payer: {
+      account_name: d.sender_name,
+      account_number_last4: d.sender_account_last4,
+      bank_code: d.sender_bank,
+    },
     created_at: d.created_at.toISOString(),
     settled_at: d.settled_at?.toISOString() ?? null,
     updated_at: d.updated_at.toISOString(),
