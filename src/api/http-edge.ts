@@ -158,6 +158,9 @@ export function installErrorPath(
   parseJsonWithDepthLimit(app);
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    // Fastify refuses some requests before any hook ran (a method no route has, on an
+    // HTTP/0.9 request line): their answers need the id too.
+    reply.header('x-request-id', request.id);
     let refusal = error instanceof AddressRateLimited ? error : null;
     if (!refusal && error instanceof Error && mapError(error).code === ErrorCode.Unauthorized) {
       // The request failed anyway: a count the store cannot take is skipped, not a 5xx.

@@ -135,6 +135,11 @@ describe('the HTTP edge: framework refusals in the error shape', () => {
     );
     const head = await exchange(`HEAD /health HTTP/1.1\r\nhost: x\r\n${big}\r\n`);
     expect(head).toMatch(/^HTTP\/1.1 400 [^]*content-length: 0\r\n\r\n$/);
+    // A request line without a version and a method no route has: Fastify refuses it before any
+    // hook runs (the HTTP fuzz found it answered without an id).
+    const refusedEarly = await exchange('PRI /health\r\n\r\n');
+    expect(refusedEarly).toMatch(/^HTTP\/1.1 404 [^]*\r\nx-request-id: req_/);
+    expect(JSON.parse(refusedEarly.split('\r\n\r\n')[1]).error.code).toBe('not_found');
   });
 
   it('/metrics and /admin/graphql are not on the public port, only on the internal one', async () => {
