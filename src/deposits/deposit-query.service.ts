@@ -15,6 +15,7 @@ import {
 } from '../context/read-scope';
 import { depositConditions, type DepositConditions } from './deposit-conditions';
 import { depositStatusEntries } from '../events';
+import { readRows } from '../db/read-rows';
 
 /** What a deposit subscription may watch, decided by the caller's context. */
 export interface DepositWatch {
@@ -44,7 +45,8 @@ export class DepositQueryService {
   ): Promise<DepositView | null> {
     const scope = readScopeOf(ctx);
     const where = depositConditions(scope, { id: depositId });
-    const [row] = await em.execute<DepositViewRow[]>(
+    const [row] = await readRows<DepositViewRow>(
+      em,
       `select ${depositViewSelect('d0')} from "deposits" as "d0" where ${where.sql} limit 1`,
       where.params,
     );

@@ -20,6 +20,8 @@ describe('the bare read handler runs the gateway statements', () => {
   it("a secret key's deposit read", async () => {
     const statements: string[] = [];
     const recorder = {
+      // In a transaction, reads go through `execute` with the statement as written.
+      isInTransaction: () => true,
       execute: async (sql: string) => {
         statements.push(sql);
         return [];
