@@ -22,7 +22,7 @@ export function createLogger(name: string, level: string, destination?: Destinat
  * Standard output for a service process's logs. `sync: false` (the default, LOG_SYNC): lines go
  * out in the background, and the lines logged while a write is under way go together in the
  * next one, so a busy gateway makes one write per many requests instead of one per request
- * (bench/notes/reads-rest.md). Buffered lines are written out when the process exits, on an
+ * (bench/README.md, issue 23). Buffered lines are written out when the process exits, on an
  * error too; a process killed outright (SIGKILL, out of memory) loses the last lines.
  */
 export function stdoutLogs(sync: boolean): DestinationStream {

@@ -49,8 +49,9 @@ export interface GatewayOptions {
 
 /**
  * A query document is compiled (graphql-jit) once it has run this many times on the hot path:
- * compiling costs about as much as a few hundred executions, so only documents clients repeat
- * pay for it, and a client sending endless distinct documents makes none compile.
+ * compiling costs about as much as 20-30 executions (1-1.4 ms for the documents measured), so
+ * only documents clients repeat pay for it; a client that wants a document compiled sends it
+ * ten times first, each counted by its rate limit.
  */
 const HOT_QUERY_COMPILE_AFTER = 10;
 

@@ -86,7 +86,12 @@ export class HotQueries {
     const hot = this.operationOf(document, operationName ?? undefined);
     if (!hot || hot.operation.operation !== 'query') return undefined;
     if (variablesRefusal(this.schema, document, operationName, variables)) return undefined;
-    const result = await this.run(hot, document, await context(), variables ?? undefined);
+    let result: ExecutionResult;
+    try {
+      result = await this.run(hot, document, await context(), variables ?? undefined);
+    } catch {
+      return undefined; // graphql-js and graphql-jit report errors in the result; Apollo decides
+    }
     if (result.errors !== undefined) return undefined;
     if (hot.compiled) this.answered.compiled += 1;
     else this.answered.graphqlJs += 1;
@@ -144,8 +149,10 @@ export class HotQueries {
   ): Promise<ExecutionResult> {
     hot.runs += 1;
     if (hot.compiled === undefined && hot.runs >= this.options.compileAfter) {
+      // One attempt per operation: a document it cannot compile stays on graphql-js.
+      hot.compiled = null;
       const compiled = compileQuery(this.schema, document, hot.operation.name?.value);
-      hot.compiled = isCompiledQuery(compiled) ? compiled : null;
+      if (isCompiledQuery(compiled)) hot.compiled = compiled;
     }
     if (hot.compiled) {
       // graphql-jit coerces variables its own way: graphql-js decides which it accepts, so a

@@ -19,6 +19,9 @@ function apolloRequestOf(request: FastifyRequest): HTTPGraphQLRequest {
   return { method: request.method.toUpperCase(), headers, body: request.body, search };
 }
 
+const isJson = (contentType: string | undefined): boolean =>
+  contentType !== undefined && /^application\/json\s*(;|$)/i.test(contentType);
+
 /**
  * POST and GET /graphql: hot queries without Apollo's pipeline (`HotQueries`), everything else
  * through Apollo, whose answers also teach the hot path which content type each `accept`
@@ -31,7 +34,8 @@ export function graphqlHttpHandler(
 ) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const accept = request.headers.accept;
-    if (request.method === 'POST') {
+    // JSON only, as Apollo's CSRF prevention would have it (it refuses forms and plain text).
+    if (request.method === 'POST' && isJson(request.headers['content-type'])) {
       const answer = await hot.answer(request.body, accept, () => contextOf(request));
       if (answer) {
         void reply.header('cache-control', 'no-store').header('content-type', answer.contentType);
