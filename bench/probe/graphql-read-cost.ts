@@ -19,8 +19,8 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join, resolve } from 'node:path';
 import { runLoad, type RequestTemplate } from '../lib/load';
-import { api } from '../lib/merchant-api';
 import { baseEnv } from '../../test/support/stack';
+import { seedSettledDeposits } from '../lib/read-targets';
 import { startBenchStack } from '../lib/stack';
 
 const ROUNDS = Number(process.env.PROBE_ROUNDS ?? 3);
@@ -44,37 +44,11 @@ interface Seeded {
 
 type Costs = Record<string, number>;
 
-// Bodies are whatever the gateway answered.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
-
 async function seed(): Promise<{ seeded: Seeded; stop: () => Promise<void> }> {
   const bench = await startBenchStack();
-  const { url } = bench.stack;
-  const key = bench.merchant.api_key;
-  let rateId: string | undefined;
-  for (let i = 0; i < 150 && !rateId; i += 1) {
-    const r = await api<Json>(url, key, 'GET', '/v1/rates?from=NGN&to=USDC');
-    if (r.status === 200) rateId = r.body.rate_id;
-    else await new Promise((done) => setTimeout(done, 200));
-  }
-  const onramp = await api<Json>(url, key, 'POST', '/v1/onramp', {
-    type: 'EPHEMERAL',
-    rate_id: rateId,
-    user: { email: 'probe@example.com' },
-    settlement: { mode: 'MERCHANT_BALANCE' },
-  });
-  const account = onramp.body.virtual_account.account_number as string;
-  const ids: string[] = [];
-  for (let i = 0; i < DEPOSITS; i += 1) {
-    const r = await api<Json>(url, key, 'POST', '/v1/sandbox/deposits', {
-      account_number: account,
-      amount_ngn: '15000',
-      bank_reference: `PROBE-${i}`,
-    });
-    ids.push(r.body.deposit_id as string);
-  }
-  return { seeded: { databaseUrl: bench.databaseUrl, key, ids }, stop: () => bench.stop() };
+  const ids = await seedSettledDeposits(bench, DEPOSITS);
+  const seeded = { databaseUrl: bench.databaseUrl, key: bench.merchant.api_key, ids };
+  return { seeded, stop: () => bench.stop() };
 }
 
 function runWorker(distRoot: string, seeded: Seeded, label: string): Promise<Costs> {
