@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 /**
  * `em.execute(sql, params)` for the reads clients poll, without MikroORM's and knex's layers
  * around each statement (MikroORM's execute and query log, knex's raw query and runner): about
- * 20 us of CPU less per statement (bench/notes/reads-rest.md). The statement is the same text
+ * 20 us of CPU less per statement (bench/README.md, issue 23). The statement is the same text
  * `em.execute` sends (the platform inlines the values; one simple-protocol query), on a
  * connection of the same pool, and errors come out converted as MikroORM converts them. Inside
  * a transaction it is `em.execute`, on the transaction's connection.
