@@ -157,7 +157,7 @@ export async function buildGateway(options: GatewayOptions) {
 
   // The same options as `npm run openapi` (docs/openapi.json), so both documents agree.
   await app.register(swagger, openApiOptions(options.version));
-  await registerRateLimit(app, {
+  registerRateLimit(app, {
     store: options.rateLimitStore,
     perMinute: services.config.RATE_LIMIT_PER_MINUTE,
   });

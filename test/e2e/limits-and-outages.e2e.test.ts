@@ -48,6 +48,13 @@ describe('rate limit shared by two gateways', () => {
     const over = await request(a, 'GET', '/v1/rates?from=NGN', { key });
     expect(over.status).toBe(429);
     expect(over.body).toEqual({ error: { code: 'rate_limited', message: expect.any(String) } });
+    // The wait in words is Retry-After's seconds.
+    const words =
+      /^Rate limit of 100 requests per minute exceeded; retry in (?:(\d+) seconds?|1 minute)$/.exec(
+        over.body.error.message,
+      );
+    expect(words).not.toBeNull();
+    expect(Number(words![1] ?? 60)).toBe(Number(over.headers.get('retry-after')));
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(Number(over.headers.get('retry-after'))).toBeLessThanOrEqual(60);
     expect(over.headers.get('ratelimit-limit')).toBe('100');
