@@ -189,6 +189,27 @@ export function registerIdempotency(
     }
   };
 
+  // Most POSTs (every GraphQL query) carry no key: they pass each hook without a promise. A
+  // hook that returns one is waited for, as an async hook is; one that does not calls `done`.
+  const beginHook = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    if (request.headers[IDEMPOTENCY_KEY_HEADER] === undefined) return done();
+    return begin(request, reply);
+  };
+  const storeHook = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+    done: (error: null, payload: unknown) => void,
+  ) => {
+    const state = pending.get(request);
+    if (!state || state.settled) return done(null, payload);
+    return store(request, reply, payload);
+  };
+  const releaseHook = (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+    if (!pending.has(request)) return done();
+    return release(request);
+  };
+
   // Only routes that take POST get the hooks (first among each route's own, as root hooks ran
   // before them): a GET, most of the traffic, pays for none of them.
   app.addHook('onRoute', (route) => {
@@ -198,8 +219,8 @@ export function registerIdempotency(
       existing === undefined
         ? [hook]
         : [hook, ...(Array.isArray(existing) ? existing : [existing])];
-    route.preHandler = first(begin, route.preHandler as never);
-    route.onSend = first(store, route.onSend as never);
-    route.onResponse = first(release, route.onResponse as never);
+    route.preHandler = first(beginHook, route.preHandler as never);
+    route.onSend = first(storeHook, route.onSend as never);
+    route.onResponse = first(releaseHook, route.onResponse as never);
   });
 }
