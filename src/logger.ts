@@ -26,9 +26,10 @@ export const LOG_FLUSH_MS = 100;
 /**
  * Standard output for a service process's logs. `sync: false` (the default, LOG_SYNC): lines go
  * out in the background, in batches of about LOG_BATCH_BYTES, and at most LOG_FLUSH_MS after
- * they were logged when fewer are waiting: a write per request line cost a busy gateway 30-50
- * us of CPU per deposit read, most of it in the kernel (bench/README.md, issue 23). Buffered lines are written out when the process exits, on an
- * error too; a process killed outright (SIGKILL, out of memory) loses the last 100 ms of lines.
+ * they were logged when fewer are waiting: a write per few request lines cost a busy gateway
+ * 30-50 us of CPU per deposit read, much of it in the kernel (bench/README.md, issue 23).
+ * Buffered lines are written out when the process exits, on an error too; a process killed
+ * outright (SIGKILL, out of memory) loses the last 100 ms of lines.
  */
 export function stdoutLogs(sync: boolean): DestinationStream {
   if (sync) return pino.destination({ dest: 1, sync: true });

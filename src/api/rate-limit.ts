@@ -63,7 +63,10 @@ export function createRateLimitStore(orm: MikroORM, clock: Clock): PostgresRateL
   return new PostgresRateLimitStore(orm, clock, 60_000);
 }
 
-/** `@lukeed/ms`'s long form for the 1-60 s a window can have left: "1 second", "42 seconds", "1 minute". */
+/**
+ * The wait in the 429 message, worded as @fastify/rate-limit worded it (`@lukeed/ms`'s long
+ * form) for the 1-60 s a window can have left: "1 second", "42 seconds", "1 minute".
+ */
 export function retryInWords(seconds: number): string {
   if (seconds >= 60) return '1 minute';
   return seconds === 1 ? '1 second' : `${seconds} seconds`;
