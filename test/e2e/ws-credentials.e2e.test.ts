@@ -90,14 +90,8 @@ describe('websocket credentials end with the credential (two gateways)', () => {
     // Timed from the revocation itself (the CLI's `revoked_at`, stamped in its transaction),
     // not from before the CLI process starts: that put the CLI's own start-up inside the 5 s,
     // and on a loaded 2-core CI machine the test once failed at 5,068 ms.
-    const revoked = (await onrampCli(databaseUrl, [
-      'keys',
-      'revoke',
-      merchant.api_key,
-      '--json',
-    ])) as {
-      revoked_at: string;
-    };
+    const revoke = ['keys', 'revoke', merchant.api_key, '--json'];
+    const revoked = (await onrampCli(databaseUrl, revoke)) as { revoked_at: string };
     const revokedAt = Date.parse(revoked.revoked_at);
     const closes = await Promise.all([...revokedSockets, session].map((s) => s.closed));
     for (const close of closes) {
