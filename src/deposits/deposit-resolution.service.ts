@@ -74,7 +74,12 @@ export class DepositResolutionService {
       await this.returns.startReturns(tx, [deposit.id], REASON.returnedToSender, actor);
     } else {
       // The bank reversed it: the payer already has the NGN, nothing to send.
-      await this.transitions.moveTo(tx, deposit, 'FAILED', { reason: REASON.returnedToSender });
+      // Its NGN left with the reversal (a FLAGGED 'Reversal during return' one was never
+      // converted): nothing to move between holding accounts.
+      await this.transitions.moveTo(tx, deposit, 'FAILED', {
+        reason: REASON.returnedToSender,
+        ngnLeft: deposit.reversedAt !== null,
+      });
     }
   }
 

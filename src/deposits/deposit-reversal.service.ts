@@ -14,6 +14,7 @@ import type { DepositTransitions } from './deposit-transitions';
 import type { LedgerService } from '../ledger';
 import type { PayoutService } from '../payouts';
 import { depositSnapshot } from '../operator';
+import { ReturnReversal } from './return-reversal';
 
 /** How long a reversal waits for a settlement batch that holds the deposit to finish. */
 const CLAIM_WAIT_MS = 15_000;
@@ -51,14 +52,19 @@ function statusAfterReversal(
  * Records a bank reversal: the bank takes the NGN back. Not yet converted, it leaves the
  * account that held it; already converted, the operator absorbs the loss (v0.1: the merchant's
  * balance is not debited). Once per deposit: a repeated reversal answers the deposit as is.
+ * A deposit going back to the payer, or gone back, is `ReturnReversal`'s.
  */
 export class DepositReversalService {
+  private readonly returnSide: ReturnReversal;
+
   constructor(
     private readonly clock: Clock,
     private readonly ledger: LedgerService,
     private readonly transitions: DepositTransitions,
     private readonly payouts: PayoutService,
-  ) {}
+  ) {
+    this.returnSide = new ReturnReversal(clock, ledger, transitions);
+  }
 
   async reverse(
     em: EntityManager,
@@ -128,6 +134,11 @@ export class DepositReversalService {
           throw new HeldBySettlement();
         }
         const before = depositSnapshot(deposit);
+        if (ReturnReversal.handles(deposit.status)) {
+          await this.returnSide.reverse(tx, deposit);
+          await options.onRecorded?.(tx, deposit, before);
+          return { deposit, reversed: true };
+        }
         const converted = deposit.fxExecutedAt !== null;
         const amountNgn = dec(deposit.amountNgn);
         const heldIn = ngnHoldingOf(deposit.status, converted);

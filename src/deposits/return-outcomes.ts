@@ -84,7 +84,9 @@ export class ReturnOutcomes {
         status: deposit.status,
       } as const;
       // Already applied (the other path's answer for the same reference): nothing to do.
-      if (!open || deposit.status !== 'RETURNING') return unchanged;
+      if (!open) return unchanged;
+      if (deposit.reversedAt !== null) return this.afterReversal(tx, deposit, open, outcome);
+      if (deposit.status !== 'RETURNING') return unchanged;
       if (outcome.outcome === 'accepted') {
         await this.setAttempt(tx, open.id, 'SENT', null);
         return unchanged;
@@ -109,6 +111,40 @@ export class ReturnOutcomes {
       await this.transitions.moveTo(tx, deposit, 'RETURNED', { ngnLeft: true });
       return { kind: 'applied', depositId: deposit.id, status: deposit.status } as const;
     });
+  }
+
+  /**
+   * The bank reversed the transfer while this return was out (the deposit is FLAGGED 'Reversal
+   * during return', see `ReturnReversal`): the reversal already emptied ngn_returns, and the
+   * deposit stays where it is. A refusal only closes the attempt; a payment is the payer's
+   * second one: it leaves ngn_bank, owed back by the payer (ngn_paid_twice), and earns no fee.
+   */
+  private async afterReversal(
+    tx: EntityManager,
+    deposit: Deposit,
+    open: OpenAttempt,
+    outcome: ReturnOutcome,
+  ): Promise<AppliedReturnOutcome> {
+    const applied = { kind: 'applied', depositId: deposit.id, status: deposit.status } as const;
+    if (outcome.outcome === 'accepted') {
+      await this.setAttempt(tx, open.id, 'SENT', null);
+      return { ...applied, kind: 'unchanged' };
+    }
+    if (outcome.outcome === 'refused') {
+      await this.setAttempt(tx, open.id, 'FAILED', outcome.reason);
+      return applied;
+    }
+    await this.setAttempt(tx, open.id, 'COMPLETED', null);
+    const paid = dec(open.amount_ngn).minus(dec(open.fee_ngn));
+    if (!paid.isZero()) {
+      await this.ledger.post(tx, {
+        kind: 'deposit_paid_twice',
+        depositId: deposit.id,
+        memo: `return ${open.id} paid after the bank reversed the transfer: owed by the payer`,
+        postings: transfer(OPERATOR.ngnPaidTwice, OPERATOR.ngnBank, paid),
+      });
+    }
+    return applied;
   }
 
   private async setAttempt(

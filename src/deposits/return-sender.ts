@@ -28,6 +28,11 @@ interface ClaimedReturn {
  * outcome through `ReturnOutcomes` (shared with the bank's notifications). A retried attempt
  * reuses its reference, so the bank moves the money once; an `accepted` attempt (SENT) is
  * asked again by the sweep, which is how a lost notification is recovered.
+ *
+ * After a bank reversal (`ReturnReversal`) only an attempt the bank acknowledged (SENT) is
+ * asked again, which cannot move money twice; a PENDING one whose call's fate is unknown is
+ * not called again: if the bank never got it, the payer is not paid a second time, and if it
+ * did, its notification still applies.
  */
 export class ReturnSender {
   constructor(
@@ -99,9 +104,12 @@ export class ReturnSender {
         tx,
         `update deposit_returns r
             set attempts = r.attempts + 1, next_attempt_at = ?, updated_at = ?
-          where r.id in (select id from deposit_returns
-                          where status in ('PENDING', 'SENT') and next_attempt_at <= ?
-                          order by next_attempt_at, id limit ${BATCH}
+          where r.id in (select o.id from deposit_returns o
+                          where o.status in ('PENDING', 'SENT') and o.next_attempt_at <= ?
+                            and (o.status = 'SENT' or not exists (
+                                   select 1 from deposits d
+                                    where d.id = o.deposit_id and d.reversed_at is not null))
+                          order by o.next_attempt_at, o.id limit ${BATCH}
                           for update skip locked)
           returning r.id, r.deposit_id, r.merchant_id, r.amount_ngn::text as amount_ngn,
                     r.fee_ngn::text as fee_ngn, r.to_account, r.bank_code, r.name`,

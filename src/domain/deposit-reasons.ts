@@ -13,6 +13,7 @@ export const REASON = {
   fxPermanent: 'FX execution failed',
   bankReversed: 'Bank reversed the transfer',
   bankReversalDuringSettlement: 'Bank reversal during settlement',
+  reversalDuringReturn: 'Reversal during return',
   riskRejected: 'Rejected by risk review',
   chainOutage: 'Chain outage outlasted the maximum wait',
   payoutFailed: 'On-chain transfer failed',

@@ -46,6 +46,11 @@ export function planResolution(facts: ResolutionFacts, resolution: Resolution): 
     );
   }
   const to = resolution === 'settle' ? 'PENDING_FX' : 'RETURNING';
+  if (facts.reversed && resolution === 'settle') {
+    throw new ResolutionRefused(
+      'The bank reversed this transfer, so there is no NGN to settle; close it with return',
+    );
+  }
   if (!facts.converted) {
     return {
       unwind: false,
@@ -61,11 +66,6 @@ export function planResolution(facts: ResolutionFacts, resolution: Resolution): 
     );
   }
   if (facts.reversed) {
-    if (resolution === 'settle') {
-      throw new ResolutionRefused(
-        'The bank reversed this transfer, so there is no NGN to settle; close it with return',
-      );
-    }
     // The sender has the NGN back from the bank; whatever USD is still held is the operator's.
     return { unwind: false, release: holdsUsdInSuspense(facts), to: 'FAILED' };
   }

@@ -26,7 +26,7 @@ export const INITIAL_STATUSES: readonly DepositStatus[] = ['PENDING_FX', 'FLAGGE
 /**
  * Allowed moves. FLAGGED, FAILED, SETTLED and REVERSED are terminal for the automation; only
  * an operator moves FLAGGED (to PENDING_FX at the current rate, or FAILED "returned to
- * sender"), and only a bank reversal moves SETTLED (to REVERSED).
+ * sender"), and only a bank reversal moves SETTLED (to REVERSED) or RETURNED (to FLAGGED).
  */
 export const DEPOSIT_TRANSITIONS: Readonly<Record<DepositStatus, readonly DepositStatus[]>> = {
   // FX done: to the balance (SETTLED) or on-chain (PENDING_WITHDRAWAL); FX failure, risk
@@ -40,9 +40,12 @@ export const DEPOSIT_TRANSITIONS: Readonly<Record<DepositStatus, readonly Deposi
   FLAGGED: ['PENDING_FX', 'FAILED', 'RETURNING'],
   FAILED: [],
   REVERSED: [],
-  // The bank confirmed the transfer back (RETURNED) or refused it (RETURN_FAILED).
-  RETURNING: ['RETURNED', 'RETURN_FAILED'],
-  RETURNED: [],
+  // The bank confirmed the transfer back (RETURNED) or refused it (RETURN_FAILED). A bank
+  // reversal cancels a return not yet sent (REVERSED); one already sent may pay the payer a
+  // second time: FLAGGED 'Reversal during return', for the operator.
+  RETURNING: ['RETURNED', 'RETURN_FAILED', 'REVERSED', 'FLAGGED'],
+  // Only a bank reversal leaves it (the payer then has the NGN twice): FLAGGED, as above.
+  RETURNED: ['FLAGGED'],
   // Only a new attempt leaves it: the NGN waits in suspense for the operator.
   RETURN_FAILED: ['RETURNING'],
 };

@@ -42,12 +42,27 @@ export const OPERATOR = {
   ngnUnmatched: operator('ngn_unmatched', 'NGN', 'CREDIT'),
   ngnReversalLosses: operator('ngn_reversal_losses', 'NGN', 'DEBIT'),
   ngnReturnFees: operator('ngn_return_fees', 'NGN', 'CREDIT'),
+  ngnPaidTwice: operator('ngn_paid_twice', 'NGN', 'DEBIT'),
   usdTreasury: operator('usd_treasury', 'USD', 'DEBIT'),
   usdFxRevenue: operator('usd_fx_revenue', 'USD', 'CREDIT'),
   usdPayoutsPending: operator('usd_payouts_pending', 'USD', 'CREDIT'),
   usdSuspense: operator('usd_suspense', 'USD', 'CREDIT'),
   usdRecoveries: operator('usd_recoveries', 'USD', 'CREDIT'),
 } as const;
+
+/**
+ * The operator accounts that may go below zero by design (`onramp ledger check` holds every
+ * other one at zero or above, in its normal direction), and why. Both hold real money the
+ * ledger only partly sees.
+ */
+export const OPERATOR_ACCOUNTS_WITHOUT_FLOOR: Readonly<Record<string, string>> = {
+  // The operator's bank account also holds its own money, which the ledger does not book: a
+  // loss the operator absorbs (NGN the bank takes back after FX sold it, a payer paid twice)
+  // is paid from it. What it lacks is what ngn_reversal_losses and ngn_paid_twice hold.
+  [OPERATOR.ngnBank.id]: 'pays the losses the operator absorbs from money the ledger does not hold',
+  // Income net of the conversions the venue filled below the USD owed (a negative spread).
+  [OPERATOR.usdFxRevenue.id]: 'a conversion filled below the USD owed is a loss booked here',
+};
 
 export type MerchantBucket = 'usd_available' | 'usd_pending_withdrawal';
 

@@ -5,6 +5,8 @@ import type { LedgerCheck } from './ledger-check';
 
 const BANK = OPERATOR.ngnBank.id;
 const LOSSES = OPERATOR.ngnReversalLosses.id;
+const TWICE = OPERATOR.ngnPaidTwice.id;
+const FEES = OPERATOR.ngnReturnFees.id;
 
 /** Each deposit's own ledger transactions: received once, converted, reversed, where it is held. */
 export const DEPOSIT_POSTING_CHECKS: readonly LedgerCheck[] = [
@@ -119,26 +121,45 @@ export const DEPOSIT_POSTING_CHECKS: readonly LedgerCheck[] = [
   {
     name: 'reversal_postings_match_deposit',
     description:
-      "A 'deposit_reversal' credits ngn_bank with amount_ngn, taken from ngn_reversal_losses when the deposit was converted, else from an NGN holding account.",
+      "A 'deposit_reversal' credits ngn_bank with amount_ngn, taken from ngn_reversal_losses when the deposit was converted, from ngn_paid_twice and ngn_return_fees (the return's fee) when it was RETURNED, else from an NGN holding account.",
     sql: `
       with legs as (
         select t.id, t.deposit_id,
                coalesce(sum(${NET_CREDIT}) filter (where p.account_id = ${lit(BANK)}), 0) as bank_credit,
                coalesce(sum(-(${NET_CREDIT})) filter (where p.account_id = ${lit(LOSSES)}), 0) as losses_debit,
                coalesce(sum(-(${NET_CREDIT})) filter (where p.account_id in (${list(HOLDING_IDS)})), 0) as holding_debit,
+               coalesce(sum(-(${NET_CREDIT})) filter (where p.account_id = ${lit(TWICE)}), 0) as twice_debit,
+               coalesce(sum(-(${NET_CREDIT})) filter (where p.account_id = ${lit(FEES)}), 0) as fee_debit,
                count(p.id) as postings
           from ledger_transactions t
           left join ledger_postings p on p.transaction_id = t.id
          where t.kind = 'deposit_reversal'
          group by t.id, t.deposit_id
+      ),
+      sources as (
+        select l.*, d.amount_ngn, d.fx_executed_at,
+               exists (select 1 from events e where e.deposit_id = d.id and e.status = 'RETURNED') as was_returned,
+               (select r.fee_ngn from deposit_returns r
+                 where r.deposit_id = d.id and r.status = 'COMPLETED') as fee_ngn
+          from legs l join deposits d on d.id = l.deposit_id
       )
-      select format('deposit_reversal %s of deposit %s (%s NGN, %s): ngn_bank credited %s, ngn_reversal_losses debited %s, holding accounts debited %s, in %s postings',
-                    l.id, d.id, d.amount_ngn,
-                    case when d.fx_executed_at is null then 'unconverted' else 'converted' end,
-                    l.bank_credit, l.losses_debit, l.holding_debit, l.postings) as detail
-        from legs l join deposits d on d.id = l.deposit_id
-       where l.bank_credit <> d.amount_ngn or l.postings <> 2
-          or (case when d.fx_executed_at is null then l.holding_debit else l.losses_debit end) <> d.amount_ngn`,
+      select format('deposit_reversal %s of deposit %s (%s NGN, %s): ngn_bank credited %s, ngn_reversal_losses debited %s, holding accounts debited %s, ngn_paid_twice debited %s, ngn_return_fees debited %s, in %s postings',
+                    s.id, s.deposit_id, s.amount_ngn,
+                    case when s.fx_executed_at is not null then 'converted'
+                         when s.was_returned then 'returned' else 'unconverted' end,
+                    s.bank_credit, s.losses_debit, s.holding_debit, s.twice_debit, s.fee_debit, s.postings) as detail
+        from sources s
+       where s.bank_credit <> s.amount_ngn
+          or case
+               when s.fx_executed_at is not null
+                 then s.losses_debit <> s.amount_ngn or s.postings <> 2
+               when s.was_returned
+                 then s.fee_ngn is null or s.fee_debit <> s.fee_ngn
+                      or s.twice_debit <> s.amount_ngn - s.fee_ngn
+                      or s.postings <> 1 + (case when s.fee_ngn > 0 then 1 else 0 end)
+                                         + (case when s.amount_ngn > s.fee_ngn then 1 else 0 end)
+               else s.holding_debit <> s.amount_ngn or s.postings <> 2
+             end`,
   },
   {
     name: 'deposit_ngn_held_where_status_says',

@@ -143,14 +143,19 @@ export const DEPOSIT_TOTAL_CHECKS: readonly LedgerCheck[] = [
   {
     name: 'settled_deposits_have_amounts',
     description:
-      'SETTLED and REVERSED deposits have settled_at, amount_asset and fx_executed_at; every converted deposit has amount_asset.',
+      'SETTLED deposits, and REVERSED ones but those whose return the reversal cancelled (never converted nor settled), have settled_at, amount_asset and fx_executed_at; every converted deposit has amount_asset.',
     sql: `
       select format('deposit %s (%s) has settled_at %s, amount_asset %s, fx_executed_at %s',
                     d.id, d.status, coalesce(d.settled_at::text, 'null'),
                     coalesce(d.amount_asset::text, 'null'), coalesce(d.fx_executed_at::text, 'null')) as detail
         from deposits d
-       where (d.status in ('SETTLED', 'REVERSED')
+       where (d.status = 'SETTLED'
               and (d.settled_at is null or d.amount_asset is null or d.fx_executed_at is null))
+          or (d.status = 'REVERSED'
+              and (d.settled_at is null or d.amount_asset is null or d.fx_executed_at is null)
+              and not (d.settled_at is null and d.fx_executed_at is null
+                       and exists (select 1 from deposit_returns r
+                                    where r.deposit_id = d.id and r.status = 'CANCELLED')))
           or (d.fx_executed_at is not null and d.amount_asset is null)`,
   },
   {

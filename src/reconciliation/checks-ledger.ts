@@ -1,5 +1,10 @@
-import { merchantAccount, OPERATOR, type MerchantBucket } from '../domain/ledger';
-import { list, lit, merchantAccountIdSql } from '../ledger';
+import {
+  merchantAccount,
+  OPERATOR,
+  OPERATOR_ACCOUNTS_WITHOUT_FLOOR,
+  type MerchantBucket,
+} from '../domain/ledger';
+import { list, lit, merchantAccountIdSql, NET_CREDIT } from '../ledger';
 import type { LedgerCheck } from './ledger-check';
 
 const BUCKETS: readonly MerchantBucket[] = ['usd_available', 'usd_pending_withdrawal'];
@@ -11,7 +16,13 @@ const DEPOSIT_KINDS = [
   'deposit_unwind',
   'deposit_release',
   'deposit_returned',
+  'deposit_paid_twice',
 ];
+
+/** The operator accounts held at zero or above: all but the few without a floor by design. */
+export const FLOORED_OPERATOR_ACCOUNTS = Object.values(OPERATOR).filter(
+  (a) => !(a.id in OPERATOR_ACCOUNTS_WITHOUT_FLOOR),
+);
 
 function merchantChart(): string {
   // merchant:<merchant id>:<bucket>, derived from the domain's own account factory.
@@ -123,6 +134,20 @@ export const LEDGER_OWN_CHECKS: readonly LedgerCheck[] = [
       select format('account %s has balance %s', a.id, coalesce(a.balance::text, 'null')) as detail
         from ledger_accounts a
        where a.non_negative and (a.balance is null or a.balance < 0)`,
+  },
+  {
+    name: 'operator_accounts_not_below_zero',
+    description: `No operator account is below zero in its normal direction, but ${Object.keys(OPERATOR_ACCOUNTS_WITHOUT_FLOOR).join(' and ')} (docs/decisions.md: they pay the operator's losses from money the ledger does not hold).`,
+    sql: `
+      select format('account %s holds %s %s (below zero)', f.id, sum(
+                      case when f.normal_side = 'CREDIT' then ${NET_CREDIT} else -(${NET_CREDIT}) end),
+                    f.currency) as detail
+        from (values ${FLOORED_OPERATOR_ACCOUNTS.map(
+          (a) => `(${lit(a.id)}, ${lit(a.normalSide)}, ${lit(a.currency)})`,
+        ).join(', ')}) f(id, normal_side, currency)
+        join ledger_postings p on p.account_id = f.id
+       group by f.id, f.normal_side, f.currency
+      having sum(case when f.normal_side = 'CREDIT' then ${NET_CREDIT} else -(${NET_CREDIT}) end) < 0`,
   },
   {
     name: 'merchant_available_matches_settled',

@@ -290,6 +290,37 @@ describe('ledger check', () => {
       const returned = await payerFlagged('REF-RETURNED');
       await services.returns.returnForMerchant(em(), a.id, returned.id);
       expect(await services.returnSender.sendDue(em())).toBe(1);
+      // A bank reversal during returns (API.md "Money leaves only where it should"): before the
+      // runner claimed the attempt (REVERSED, CANCELLED), after it claimed it (FLAGGED; the
+      // bank then pays it: ngn_paid_twice), and after the return was paid (FLAGGED).
+      const sql = <T>(text: string, params: unknown[]) =>
+        orm.em.fork().getConnection().execute<T[]>(text, params);
+      const cancelled = await payerFlagged('REF-RET-CANCELLED');
+      await services.returns.returnForMerchant(em(), a.id, cancelled.id);
+      expect((await services.reversals.reverse(em(), 'REF-RET-CANCELLED')).deposit.status).toBe(
+        'REVERSED',
+      );
+      const claimed = await payerFlagged('REF-RET-CLAIMED');
+      await services.returns.returnForMerchant(em(), a.id, claimed.id);
+      // What the runner's claim does before it calls the bank.
+      const [attempt] = await sql<{ id: string }>(
+        'update deposit_returns set attempts = attempts + 1 where deposit_id = ? returning id',
+        [claimed.id],
+      );
+      expect((await services.reversals.reverse(em(), 'REF-RET-CLAIMED')).deposit.status).toBe(
+        'FLAGGED',
+      );
+      // Neither is sent (again) after the reversal.
+      expect(await services.returnSender.sendDue(em())).toBe(0);
+      expect(
+        await services.returnOutcomes.apply(em(), attempt.id, { outcome: 'completed' }),
+      ).toEqual({ kind: 'applied', depositId: claimed.id, status: 'FLAGGED' });
+      const paid = await payerFlagged('REF-RET-PAID');
+      await services.returns.returnForMerchant(em(), a.id, paid.id);
+      expect(await services.returnSender.sendDue(em())).toBe(1);
+      expect((await services.reversals.reverse(em(), 'REF-RET-PAID')).deposit.status).toBe(
+        'FLAGGED',
+      );
       const returning = await payerFlagged('REF-RETURNING');
       await services.returns.returnForMerchant(em(), a.id, returning.id);
 
@@ -301,6 +332,7 @@ describe('ledger check', () => {
       expect(kinds.map((k) => k.kind).sort()).toEqual([
         'deposit_fx',
         'deposit_hold',
+        'deposit_paid_twice',
         'deposit_received',
         'deposit_returned',
         'deposit_reversal',
@@ -626,7 +658,12 @@ describe('ledger check', () => {
     },
     {
       invariant: 'reversed_deposits_have_reversed_at',
-      breakIt: (c) => c.query(`update deposits set reversed_at = null where status = 'REVERSED'`),
+      // The one reversed after settlement (a cancelled return's REVERSED needs it in the schema).
+      breakIt: (c) =>
+        c.query(
+          `update deposits set reversed_at = null
+            where status = 'REVERSED' and fx_executed_at is not null`,
+        ),
     },
     {
       invariant: 'merchant_pending_matches_withdrawals',
@@ -731,6 +768,31 @@ describe('ledger check', () => {
         ]),
     },
     {
+      invariant: 'operator_accounts_not_below_zero',
+      breakIt: (c) =>
+        post(c, 'adjustment', null, [
+          ['operator:ngn_return_fees', 'DEBIT', '1000'],
+          ['operator:ngn_bank', 'CREDIT', '1000'],
+        ]),
+    },
+    {
+      invariant: 'paid_twice_postings_match_return',
+      only: true,
+      replica: true,
+      breakIt: (c) =>
+        c.query(
+          `update ledger_transactions set kind = 'adjustment' where kind = 'deposit_paid_twice'`,
+        ),
+    },
+    {
+      invariant: 'ngn_paid_twice_matches_returns',
+      breakIt: (c) =>
+        post(c, 'adjustment', null, [
+          ['operator:ngn_paid_twice', 'DEBIT', '1'],
+          ['operator:ngn_bank', 'CREDIT', '1'],
+        ]),
+    },
+    {
       invariant: 'hot_wallet_nonces_contiguous',
       only: true,
       breakIt: (c) =>
@@ -755,6 +817,35 @@ describe('ledger check', () => {
       expect(details.length).toBeGreaterThan(0);
     },
   );
+
+  it('holds every operator account at zero or above but ngn_bank and usd_fx_revenue, which pay losses', async () => {
+    // The bank pays out NGN the ledger never held (the operator's own money): other checks
+    // object to this one, the floor does not.
+    const bank = await brokenCopy((c) =>
+      post(c, 'adjustment', null, [
+        ['operator:ngn_reversal_losses', 'DEBIT', '900000000'],
+        ['operator:ngn_bank', 'CREDIT', '900000000'],
+      ]),
+    );
+    expect(bank.invariants).toContain('ngn_bank_matches_deposits');
+    expect(bank.invariants).not.toContain('operator_accounts_not_below_zero');
+    // A floored account below zero is named, with its balance and currency.
+    const fees = await brokenCopy((c) =>
+      post(c, 'adjustment', null, [
+        ['operator:ngn_return_fees', 'DEBIT', '1000'],
+        ['operator:ngn_bank', 'CREDIT', '1000'],
+      ]),
+    );
+    expect(fees.details).toContain(
+      'operator_accounts_not_below_zero: account operator:ngn_return_fees holds -950.000000 NGN (below zero)',
+    );
+    const { code, stdout } = await runCli(fees.url);
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout).violations).toContainEqual({
+      invariant: 'operator_accounts_not_below_zero',
+      detail: 'account operator:ngn_return_fees holds -950.000000 NGN (below zero)',
+    });
+  });
 
   it('the CLI exits 1 and lists the violations when the ledger does not hold', async () => {
     const { url } = await brokenCopy((c) =>

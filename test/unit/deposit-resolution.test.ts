@@ -78,6 +78,16 @@ describe('planResolution (manual resolution of FLAGGED deposits)', () => {
     });
   });
 
+  it("closes an unconverted reversed deposit ('Reversal during return') only by return, as FAILED", () => {
+    const reversed = flagged({ reversed: true });
+    expect(() => planResolution(reversed, 'settle')).toThrow(/bank reversed/);
+    expect(planResolution(reversed, 'return')).toEqual({
+      unwind: false,
+      release: false,
+      to: 'FAILED',
+    });
+  });
+
   it('refuses a converted deposit with no USD in suspense (an inconsistency to investigate)', () => {
     expect(() =>
       planResolution(

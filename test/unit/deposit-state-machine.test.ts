@@ -25,6 +25,9 @@ const ALLOWED: Array<[DepositStatus | null, DepositStatus]> = [
   ['RETURNING', 'RETURNED'], // the bank confirmed the transfer back
   ['RETURNING', 'RETURN_FAILED'], // the bank refused it
   ['RETURN_FAILED', 'RETURNING'], // the operator tries again
+  ['RETURNING', 'REVERSED'], // a bank reversal before the return was sent: it is cancelled
+  ['RETURNING', 'FLAGGED'], // a bank reversal after it was sent: 'Reversal during return'
+  ['RETURNED', 'FLAGGED'], // a bank reversal after it was paid: the payer has it twice
 ];
 
 describe('deposit state machine', () => {
@@ -54,13 +57,22 @@ describe('deposit state machine', () => {
     });
   });
 
-  it('never leaves FAILED, REVERSED or RETURNED, and nothing re-enters a status it is in', () => {
+  it('never leaves FAILED or REVERSED, and nothing re-enters a status it is in', () => {
     for (const to of DEPOSIT_STATUSES) {
       expect(canTransition('FAILED', to)).toBe(false);
       expect(canTransition('REVERSED', to)).toBe(false);
-      expect(canTransition('RETURNED', to)).toBe(false);
       expect(canTransition(to, to)).toBe(false);
     }
+  });
+
+  it('leaves RETURNED only for FLAGGED (a reversal): never RETURNED with a reversal recorded', () => {
+    expect(DEPOSIT_STATUSES.filter((to) => canTransition('RETURNED', to))).toEqual(['FLAGGED']);
+    expect(DEPOSIT_STATUSES.filter((to) => canTransition('RETURNING', to))).toEqual([
+      'FLAGGED',
+      'REVERSED',
+      'RETURNED',
+      'RETURN_FAILED',
+    ]);
   });
 });
 

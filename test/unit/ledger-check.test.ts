@@ -6,6 +6,8 @@ import {
   MAX_DETAILS_PER_CHECK,
   violationsFrom,
 } from '../../src/reconciliation/ledger-check';
+import { FLOORED_OPERATOR_ACCOUNTS } from '../../src/reconciliation/checks-ledger';
+import { OPERATOR, OPERATOR_ACCOUNTS_WITHOUT_FLOOR } from '../../src/domain/ledger';
 
 describe('ledger check assembly', () => {
   it('names every check once, holding accounts derived from the domain', () => {
@@ -21,6 +23,34 @@ describe('ledger check assembly', () => {
       expect(check.name).toMatch(/^[a-z_]+$/);
       expect(check.description.length).toBeGreaterThan(0);
     }
+  });
+
+  it('holds every operator account at zero or above but the bank account and FX revenue', () => {
+    expect(Object.keys(OPERATOR_ACCOUNTS_WITHOUT_FLOOR).sort()).toEqual([
+      'operator:ngn_bank',
+      'operator:usd_fx_revenue',
+    ]);
+    const floored = FLOORED_OPERATOR_ACCOUNTS.map((a) => a.id);
+    expect(floored).toHaveLength(Object.keys(OPERATOR).length - 2);
+    for (const id of [
+      'operator:ngn_clearing',
+      'operator:ngn_suspense',
+      'operator:ngn_returns',
+      'operator:ngn_unmatched',
+      'operator:ngn_reversal_losses',
+      'operator:ngn_return_fees',
+      'operator:ngn_paid_twice',
+      'operator:usd_treasury',
+      'operator:usd_payouts_pending',
+      'operator:usd_suspense',
+      'operator:usd_recoveries',
+    ]) {
+      expect(floored).toContain(id);
+    }
+    const check = LEDGER_CHECKS.find((c) => c.name === 'operator_accounts_not_below_zero')!;
+    for (const id of floored) expect(check.sql).toContain(`'${id}'`);
+    expect(check.sql).not.toContain("'operator:ngn_bank'");
+    expect(check.sql).not.toContain("'operator:usd_fx_revenue'");
   });
 
   it('is one parameterless statement without a question mark (MikroORM and pg both take it)', async () => {
