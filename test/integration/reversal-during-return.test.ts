@@ -137,7 +137,6 @@ describe('a bank reversal racing the return sender (real PostgreSQL)', () => {
     }
     const connection = orm.em.getConnection();
     expect(await checkLedger((text, params) => connection.execute(text, params))).toEqual([]);
-    // eslint-disable-next-line no-console
     if (outcomes.size < 2) console.log(`seed ${seed}: only ${[...outcomes].join()} happened`);
   });
 });
