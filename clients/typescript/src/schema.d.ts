@@ -629,7 +629,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** The bank reversed a settled deposit */
+    /** The bank reversed a deposit: settled, or its return not yet sent */
     post: operations['depositReversedEvent'];
     delete?: never;
     options?: never;

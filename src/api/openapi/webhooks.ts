@@ -147,7 +147,7 @@ const DEPOSIT_SUMMARIES: Record<DepositStatus, string> = {
   SETTLED: 'A deposit settled (on-chain, or credited to the balance)',
   FAILED: 'A deposit failed',
   FLAGGED: 'A deposit was flagged for review',
-  REVERSED: 'The bank reversed a settled deposit',
+  REVERSED: 'The bank reversed a deposit: settled, or its return not yet sent',
   RETURNING: 'A flagged deposit is being sent back to the payer',
   RETURNED: "The bank confirmed a deposit's return to the payer",
   RETURN_FAILED: 'The bank refused to return a deposit; its NGN is held for the operator',
