@@ -84,6 +84,7 @@ describe('a bank reversal during a return, through both processes', () => {
     (await request(gateway.url, 'GET', `/v1/deposits/${id}`, { key })).body as {
       status: string;
       flag_reason: string | null;
+      failure_reason: string | null;
     };
   const attemptOf = async (depositId: string) =>
     (
@@ -240,6 +241,13 @@ describe('a bank reversal during a return, through both processes', () => {
       'deposit.flagged',
     ]);
     expect(events[2].data.flag_reason).toBe('Reversal during return');
+    // Nobody can send it back again, nor convert NGN the bank took back.
+    const again = await request(gateway.url, 'POST', `/v1/deposits/${depositId}/return`, { key });
+    expect(again.status).toBe(400);
+    expect(again.body.error.code).toBe('invalid_parameter');
+    await expect(
+      onrampCli(databaseUrl, ['deposits', 'resolve', depositId, '--settle', '--json']),
+    ).rejects.toThrow(/bank reversed this transfer/);
     expect(await kindsOf(depositId)).toEqual([
       'deposit_received',
       'deposit_hold',
@@ -284,6 +292,12 @@ describe('a bank reversal during a return, through both processes', () => {
       'deposit.returning',
       'deposit.flagged',
     ]);
+    // The operator closes it: FAILED, no NGN moves (it left with the reversal).
+    await onrampCli(databaseUrl, ['deposits', 'resolve', depositId, '--return', '--json']);
+    expect(await depositOf(depositId)).toMatchObject({
+      status: 'FAILED',
+      failure_reason: 'Returned to sender after review',
+    });
     expect(await ledgerOf(depositId)).toEqual({
       'operator:ngn_bank': '0.00',
       'operator:ngn_suspense': '0.00',
