@@ -52,15 +52,18 @@ export const OPERATOR = {
 
 /**
  * The operator accounts that may go below zero by design (`onramp ledger check` holds every
- * other one at zero or above, in its normal direction), and why. Both hold real money the
- * ledger only partly sees.
+ * other one at zero or above, in its normal direction), and why: the two that stand for real
+ * money (the bank account, the treasury) also hold the operator's own money, which the ledger
+ * does not book, and pay the losses the operator absorbs from it; the FX revenue is where a
+ * USD loss is booked.
  */
 export const OPERATOR_ACCOUNTS_WITHOUT_FLOOR: Readonly<Record<string, string>> = {
-  // The operator's bank account also holds its own money, which the ledger does not book: a
-  // loss the operator absorbs (NGN the bank takes back after FX sold it, a payer paid twice)
-  // is paid from it. What it lacks is what ngn_reversal_losses and ngn_paid_twice hold.
-  [OPERATOR.ngnBank.id]: 'pays the losses the operator absorbs from money the ledger does not hold',
-  // Income net of the conversions the venue filled below the USD owed (a negative spread).
+  // NGN the bank takes back after FX sold it, a payer paid twice: what it then lacks is what
+  // ngn_reversal_losses and ngn_paid_twice hold.
+  [OPERATOR.ngnBank.id]: 'pays the NGN losses the operator absorbs, from its own money',
+  // A conversion the venue filled below the USD owed still pays the USD owed.
+  [OPERATOR.usdTreasury.id]: 'pays the USD owed beyond a fill, from the operator’s own money',
+  // Income net of those conversions (a negative spread is negative revenue).
   [OPERATOR.usdFxRevenue.id]: 'a conversion filled below the USD owed is a loss booked here',
 };
 

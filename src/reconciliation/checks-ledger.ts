@@ -137,7 +137,7 @@ export const LEDGER_OWN_CHECKS: readonly LedgerCheck[] = [
   },
   {
     name: 'operator_accounts_not_below_zero',
-    description: `No operator account is below zero in its normal direction, but ${Object.keys(OPERATOR_ACCOUNTS_WITHOUT_FLOOR).join(' and ')} (docs/decisions.md: they pay the operator's losses from money the ledger does not hold).`,
+    description: `No operator account is below zero in its normal direction, but ${Object.keys(OPERATOR_ACCOUNTS_WITHOUT_FLOOR).join(', ')} (docs/decisions.md: the operator's losses are paid from its own money, which the ledger does not hold).`,
     sql: `
       select format('account %s holds %s %s (below zero)', f.id, sum(
                       case when f.normal_side = 'CREDIT' then ${NET_CREDIT} else -(${NET_CREDIT}) end),

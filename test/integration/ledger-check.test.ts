@@ -818,7 +818,7 @@ describe('ledger check', () => {
     },
   );
 
-  it('holds every operator account at zero or above but ngn_bank and usd_fx_revenue, which pay losses', async () => {
+  it('holds every operator account at zero or above but ngn_bank, usd_treasury and usd_fx_revenue', async () => {
     // The bank pays out NGN the ledger never held (the operator's own money): other checks
     // object to this one, the floor does not.
     const bank = await brokenCopy((c) =>
@@ -829,6 +829,14 @@ describe('ledger check', () => {
     );
     expect(bank.invariants).toContain('ngn_bank_matches_deposits');
     expect(bank.invariants).not.toContain('operator_accounts_not_below_zero');
+    // A conversion filled below the USD owed, paid out: the treasury and the revenue go below.
+    const usd = await brokenCopy((c) =>
+      post(c, 'adjustment', null, [
+        ['operator:usd_fx_revenue', 'DEBIT', '900000000'],
+        ['operator:usd_treasury', 'CREDIT', '900000000'],
+      ]),
+    );
+    expect(usd.invariants).not.toContain('operator_accounts_not_below_zero');
     // A floored account below zero is named, with its balance and currency.
     const fees = await brokenCopy((c) =>
       post(c, 'adjustment', null, [

@@ -25,13 +25,14 @@ describe('ledger check assembly', () => {
     }
   });
 
-  it('holds every operator account at zero or above but the bank account and FX revenue', () => {
+  it('holds every operator account at zero or above but the bank, the treasury and FX revenue', () => {
     expect(Object.keys(OPERATOR_ACCOUNTS_WITHOUT_FLOOR).sort()).toEqual([
       'operator:ngn_bank',
       'operator:usd_fx_revenue',
+      'operator:usd_treasury',
     ]);
     const floored = FLOORED_OPERATOR_ACCOUNTS.map((a) => a.id);
-    expect(floored).toHaveLength(Object.keys(OPERATOR).length - 2);
+    expect(floored).toHaveLength(Object.keys(OPERATOR).length - 3);
     for (const id of [
       'operator:ngn_clearing',
       'operator:ngn_suspense',
@@ -40,7 +41,6 @@ describe('ledger check assembly', () => {
       'operator:ngn_reversal_losses',
       'operator:ngn_return_fees',
       'operator:ngn_paid_twice',
-      'operator:usd_treasury',
       'operator:usd_payouts_pending',
       'operator:usd_suspense',
       'operator:usd_recoveries',
@@ -51,6 +51,7 @@ describe('ledger check assembly', () => {
     for (const id of floored) expect(check.sql).toContain(`'${id}'`);
     expect(check.sql).not.toContain("'operator:ngn_bank'");
     expect(check.sql).not.toContain("'operator:usd_fx_revenue'");
+    expect(check.sql).not.toContain("'operator:usd_treasury'");
   });
 
   it('is one parameterless statement without a question mark (MikroORM and pg both take it)', async () => {
