@@ -26,13 +26,13 @@ const DELAY_MS = 3000;
 const AMOUNT = '5000.00';
 const FEE = '100';
 const PAID_OUT = '4900.00';
-
-/** The documented signature (docs/bank-notifications.md), written independently of src/. */
-function signedHeaders(body: string) {
-  const timestamp = Math.floor(Date.now() / 1000);
-  const hex = createHmac('sha256', SECRET).update(`${timestamp}.${body}`).digest('hex');
-  return { 'x-bank-timestamp': String(timestamp), 'x-bank-signature': `v1=${hex}` };
-}
+const FLAGGED_BY_REVERSAL = { status: 'FLAGGED', flag_reason: 'Reversal during return' };
+/** A deposit whose NGN came in once and went back once, by the bank's reversal. */
+const NOTHING_LEFT = {
+  'operator:ngn_bank': '0.00',
+  'operator:ngn_suspense': '0.00',
+  'operator:ngn_returns': '0.00',
+};
 
 /**
  * API.md "Money leaves only where it should": NGN goes back to a payer at most once. A payer
@@ -80,45 +80,39 @@ describe('a bank reversal during a return, through both processes', () => {
     await receiver.stop();
   });
 
-  const depositOf = async (id: string) =>
-    (await request(gateway.url, 'GET', `/v1/deposits/${id}`, { key })).body as {
-      status: string;
-      flag_reason: string | null;
-      failure_reason: string | null;
-    };
-  const attemptOf = async (depositId: string) =>
+  const rows = async (text: string, params: unknown[]): Promise<Loose[]> =>
+    (await db.query(text, params)).rows;
+  const depositOf = async (id: string): Promise<Loose> =>
+    (await request(gateway.url, 'GET', `/v1/deposits/${id}`, { key })).body;
+  const attemptOf = async (depositId: string): Promise<Loose> =>
     (
-      await db.query<{ id: string; status: string; attempts: number }>(
-        'select id, status, attempts from deposit_returns where deposit_id = $1',
-        [depositId],
-      )
-    ).rows[0];
+      await rows('select id, status, attempts from deposit_returns where deposit_id = $1', [
+        depositId,
+      ])
+    )[0];
   const until = (check: () => Promise<boolean>) =>
     eventually(async () => ((await check()) ? true : undefined), 30_000, 50);
   const notify = (event: string, data: Record<string, string>) => {
+    // The documented signature (docs/bank-notifications.md), written independently of src/.
     const body = JSON.stringify({ event, data });
-    return request(gateway.url, 'POST', '/v1/bank/notifications', {
-      rawBody: body,
-      headers: signedHeaders(body),
-    });
+    const timestamp = Math.floor(Date.now() / 1000);
+    const hex = createHmac('sha256', SECRET).update(`${timestamp}.${body}`).digest('hex');
+    const headers = { 'x-bank-timestamp': String(timestamp), 'x-bank-signature': `v1=${hex}` };
+    return request(gateway.url, 'POST', '/v1/bank/notifications', { rawBody: body, headers });
   };
   const reverse = async (depositId: string) => {
-    const [{ bank_reference }] = (
-      await db.query<{ bank_reference: string }>(
-        'select bank_reference from deposits where id = $1',
-        [depositId],
-      )
-    ).rows;
+    const [deposit] = await rows('select bank_reference from deposits where id = $1', [depositId]);
+    const reversedAt = new Date().toISOString();
     return notify('transfer.reversed', {
-      reference: bank_reference,
-      reversed_at: new Date().toISOString(),
+      reference: deposit.bank_reference,
+      reversed_at: reversedAt,
     });
   };
   /** What the deposit's own ledger transactions left in each account (normal direction). */
   const ledgerOf = async (depositId: string) => {
-    const { rows } = await db.query<{ account_id: string; net: string; kinds: string }>(
+    const net = await rows(
       `select p.account_id,
-              sum(case when p.direction = a.normal_side then p.amount else -p.amount end)::text as net
+              sum(case when p.direction = a.normal_side then p.amount else -p.amount end) as net
          from ledger_postings p
          join ledger_transactions t on t.id = p.transaction_id
          join ledger_accounts a on a.id = p.account_id
@@ -126,31 +120,20 @@ describe('a bank reversal during a return, through both processes', () => {
         group by p.account_id`,
       [depositId],
     );
-    return Object.fromEntries(rows.map((r) => [r.account_id, Number(r.net).toFixed(2)]));
+    return Object.fromEntries(net.map((r) => [r.account_id, Number(r.net).toFixed(2)]));
   };
   const kindsOf = async (depositId: string) =>
     (
-      await db.query<{ kind: string }>(
+      await rows(
         'select kind from ledger_transactions where deposit_id = $1 order by created_at, id',
         [depositId],
       )
-    ).rows.map((r) => r.kind);
-  const webhooksFor = (id: string) =>
+    ).map((r) => r.kind);
+  const webhooksFor = (id: string): Loose[] =>
     receiver.received
-      .map(
-        (raw) =>
-          verifyWebhook(webhookSecret, raw) as {
-            event: string;
-            data: { deposit_id?: string; flag_reason?: string | null };
-          },
-      )
+      .map((raw) => verifyWebhook(webhookSecret, raw) as Loose)
       .filter((e) => e.data.deposit_id === id);
-  const ledgerCheck = async () =>
-    (await onrampCli(databaseUrl, ['ledger', 'check', '--json'])) as {
-      ok: boolean;
-      checked: string[];
-      violations: unknown[];
-    };
+  const ledgerCheck = () => onrampCli(databaseUrl, ['ledger', 'check', '--json']);
 
   /** A FLAGGED sandbox deposit (the second transfer to a THROWAWAY onramp). */
   async function flaggedDeposit(): Promise<string> {
@@ -163,12 +146,10 @@ describe('a bank reversal during a return, through both processes', () => {
     expect(second.status).toBe('FLAGGED');
     return second.deposit_id;
   }
-  const returnOverRest = async (depositId: string) => {
-    const answer = await request(gateway.url, 'POST', `/v1/deposits/${depositId}/return`, {
-      key,
-    });
-    expect(answer.body).toMatchObject({ status: 'RETURNING' });
-  };
+  const returnOverRest = async (depositId: string) =>
+    expect(
+      (await request(gateway.url, 'POST', `/v1/deposits/${depositId}/return`, { key })).body,
+    ).toMatchObject({ status: 'RETURNING' });
 
   it('before the return is sent: the return is cancelled, the deposit ends REVERSED, nothing is paid', async () => {
     const depositId = await flaggedDeposit();
@@ -198,12 +179,7 @@ describe('a bank reversal during a return, through both processes', () => {
       'deposit_hold',
       'deposit_reversal',
     ]);
-    // The NGN came in once and went back once, by the bank's reversal.
-    expect(await ledgerOf(depositId)).toEqual({
-      'operator:ngn_bank': '0.00',
-      'operator:ngn_suspense': '0.00',
-      'operator:ngn_returns': '0.00',
-    });
+    expect(await ledgerOf(depositId)).toEqual(NOTHING_LEFT);
     expect(await ledgerCheck()).toMatchObject({ ok: true, violations: [] });
   });
 
@@ -214,16 +190,10 @@ describe('a bank reversal during a return, through both processes', () => {
     const reversal = await reverse(depositId);
     expect(reversal.status).toBe(200);
     expect(reversal.body).toEqual({ received: true, deposit_id: depositId, status: 'FLAGGED' });
-    expect(await depositOf(depositId)).toMatchObject({
-      status: 'FLAGGED',
-      flag_reason: 'Reversal during return',
-    });
+    expect(await depositOf(depositId)).toMatchObject(FLAGGED_BY_REVERSAL);
     // The sandbox bank pays the return it accepted and notifies it, signed, after the reversal.
     await until(async () => (await attemptOf(depositId)).status === 'COMPLETED');
-    expect(await depositOf(depositId)).toMatchObject({
-      status: 'FLAGGED',
-      flag_reason: 'Reversal during return',
-    });
+    expect(await depositOf(depositId)).toMatchObject(FLAGGED_BY_REVERSAL);
     // A repeated reversal and a repeated completion change nothing.
     expect((await reverse(depositId)).body).toMatchObject({ status: 'FLAGGED' });
     const { id: reference } = await attemptOf(depositId);
@@ -282,10 +252,7 @@ describe('a bank reversal during a return, through both processes', () => {
     } finally {
       await scenario(false);
     }
-    expect(await depositOf(depositId)).toMatchObject({
-      status: 'FLAGGED',
-      flag_reason: 'Reversal during return',
-    });
+    expect(await depositOf(depositId)).toMatchObject(FLAGGED_BY_REVERSAL);
     await until(async () => webhooksFor(depositId).length === 3);
     expect(webhooksFor(depositId).map((e) => e.event)).toEqual([
       'deposit.flagged',
@@ -298,11 +265,7 @@ describe('a bank reversal during a return, through both processes', () => {
       status: 'FAILED',
       failure_reason: 'Returned to sender after review',
     });
-    expect(await ledgerOf(depositId)).toEqual({
-      'operator:ngn_bank': '0.00',
-      'operator:ngn_suspense': '0.00',
-      'operator:ngn_returns': '0.00',
-    });
+    expect(await ledgerOf(depositId)).toEqual(NOTHING_LEFT);
     expect(await ledgerCheck()).toMatchObject({ ok: true, violations: [] });
   });
 
@@ -312,10 +275,7 @@ describe('a bank reversal during a return, through both processes', () => {
     await until(async () => (await depositOf(depositId)).status === 'RETURNED');
     const reversal = await reverse(depositId);
     expect(reversal.body).toEqual({ received: true, deposit_id: depositId, status: 'FLAGGED' });
-    expect(await depositOf(depositId)).toMatchObject({
-      status: 'FLAGGED',
-      flag_reason: 'Reversal during return',
-    });
+    expect(await depositOf(depositId)).toMatchObject(FLAGGED_BY_REVERSAL);
     await until(async () => webhooksFor(depositId).length === 4);
     expect(webhooksFor(depositId).map((e) => e.event)).toEqual([
       'deposit.flagged',
