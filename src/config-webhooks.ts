@@ -20,6 +20,11 @@ export const webhookConfigFields = {
     .enum(['true', 'false'], { message: 'must be true or false' })
     .default('false')
     .transform((value) => value === 'true'),
+  /**
+   * Test pings and replays one merchant may ask for per clock hour, together (429
+   * `rate_limited` past it): each makes the job runner send to a URL the merchant chose.
+   */
+  WEBHOOK_TEST_AND_REPLAY_PER_HOUR: positiveInt(100),
   /** After a secret rotation the previous secret also signs for this long. */
   WEBHOOK_SECRET_ROTATION_SECONDS: positiveInt(86_400),
 };

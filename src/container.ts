@@ -28,7 +28,7 @@ import { MerchantSettingsService } from './merchants';
 import { withdrawalAddressDelaySeconds } from './domain/withdrawal-addresses';
 import { WebhookEndpointService } from './webhooks';
 import { WebhookDeliveryService, type WebhookSender } from './webhooks';
-import { WebhookLogService } from './webhooks';
+import { WebhookLogService, WebhookSendBudget } from './webhooks';
 import { ApiKeyService, DashboardSessionService } from './merchants';
 import { AuditLogService, OperatorService, OperatorTokenService } from './operator';
 import { TreasuryService } from './ledger';
@@ -187,7 +187,10 @@ export function createServices(
   );
   const merchants = new MerchantService(clock);
   const reversals = new DepositReversalService(clock, ledger, depositTransitions, payouts);
-  const webhookLog = new WebhookLogService(clock);
+  const webhookLog = new WebhookLogService(
+    clock,
+    new WebhookSendBudget(clock, config.WEBHOOK_TEST_AND_REPLAY_PER_HOUR),
+  );
   const operatorTokens = new OperatorTokenService(clock);
   return {
     clock,

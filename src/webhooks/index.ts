@@ -12,3 +12,4 @@ export { webhookEnvelope } from './webhook-envelope';
 export { resealWebhookSecrets } from './webhook-secret-reseal';
 export { WebhookLogService } from './webhook-log.service';
 export type { WebhookAttemptView, WebhookDeliveryView } from './webhook-log.service';
+export { WebhookSendBudget, WebhookSendsLimited } from './webhook-send-budget';

@@ -8,6 +8,7 @@ import { DomainError, ErrorCode, invalidParameter } from '../domain/errors';
 import type { Cursor } from '../domain/pagination';
 import { noEndpoint, OLDEST_FIRST, unknownEndpoint } from './webhook-endpoint-rows';
 import { eventKinds, eventOwner, WEBHOOK_DELIVERIES, writeTestPingEvent } from '../events';
+import type { WebhookSendBudget } from './webhook-send-budget';
 
 export interface WebhookAttemptView {
   number: number;
@@ -39,7 +40,11 @@ const noEvent = (eventId: string) => new DomainError(ErrorCode.NotFound, `No eve
 
 /** The delivery log merchants read, and replays (by a merchant, or by the operator). */
 export class WebhookLogService {
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    /** Merchants' test pings and replays (not the operator's); none: unlimited. */
+    private readonly budget?: WebhookSendBudget,
+  ) {}
 
   async listAfter(
     em: EntityManager,
@@ -96,6 +101,7 @@ export class WebhookLogService {
     eventId: string,
     endpointId: string | null = null,
   ): Promise<WebhookDeliveryView> {
+    if (merchantId !== null) await this.budget?.spend(em, merchantId);
     const id = await em.transactional(async (tx) => {
       const owner = await eventOwner(tx, eventId, merchantId);
       if (owner === null) throw noEvent(eventId);
@@ -111,6 +117,7 @@ export class WebhookLogService {
     merchantId: string,
     endpointId: string,
   ): Promise<WebhookDeliveryView> {
+    await this.budget?.spend(em, merchantId);
     const id = await em.transactional(async (tx) => {
       const endpoint = await this.enabledEndpoint(tx, merchantId, endpointId, 'id');
       const eventId = await writeTestPingEvent(tx, merchantId, endpoint, this.clock.now());

@@ -524,7 +524,7 @@ export interface paths {
     put?: never;
     /**
      * Send a signed test.ping event to this endpoint only
-     * @description Answers the delivery (attempted at once); a disabled endpoint: 400.
+     * @description Answers the delivery (attempted at once); a disabled endpoint: 400. Tests and replays count against WEBHOOK_TEST_AND_REPLAY_PER_HOUR per merchant (429 past it).
      */
     post: operations['testWebhookEndpoint'];
     delete?: never;

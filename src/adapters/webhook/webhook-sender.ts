@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { promises as dnsPromises, type LookupAddress } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { isPublicAddress } from '../../domain/webhook-url';
 
@@ -118,14 +118,17 @@ export async function resolvesToPublicOnly(
 }
 
 /**
- * POSTs webhooks over keep-alive connections. Redirects are not followed (a 3xx is a failed
- * attempt). The whole exchange is bounded by `timeoutMs`; the response body is read up to
- * 64 KiB and otherwise ignored.
+ * POSTs webhooks, one connection per attempt. Redirects are not followed (a 3xx is a failed
+ * attempt). One deadline, `timeoutMs` from the start of `send`, covers the whole exchange:
+ * name lookup, connect, TLS, writing the request, the answer's headers and its body. At the
+ * deadline, or once 64 KiB of the body were read, or when the body ends, the socket is
+ * destroyed, so no connection outlives its attempt (API.md, v0.3). The attempt's result is
+ * the answer's status code; what the body says is never used.
+ *
+ * No keep-alive: a pooled socket would outlive the attempt that opened it, held open by any
+ * receiver that does not close it (and a merchant can name any number of hosts).
  */
 export class HttpWebhookSender {
-  private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64 });
-
   /** Undefined: Node's own lookup (no address check, no injected resolver). */
   private readonly lookup: LookupFunction | undefined;
 
@@ -157,48 +160,55 @@ export class HttpWebhookSender {
     }
     const secure = url.protocol === 'https:';
     const body = Buffer.from(request.body, 'utf8');
+    const { timeoutMs, userAgent } = this.options;
     return new Promise((resolve) => {
-      let settled = false;
+      let statusCode: number | null = null;
+      let ended = false;
+      let socket: Socket | undefined;
       const req = (secure ? https : http).request(url, {
         method: 'POST',
-        agent: secure ? this.httpsAgent : this.httpAgent,
+        // A fresh agent without keep-alive: this attempt's socket is its own.
+        agent: false,
         headers: {
           ...request.headers,
           'content-type': 'application/json',
           'content-length': String(body.length),
-          'user-agent': this.options.userAgent,
+          'user-agent': userAgent,
+          connection: 'close',
         },
         ...(this.lookup ? { lookup: this.lookup } : {}),
       });
-      const timer = setTimeout(() => {
-        finish(null, `no answer within ${this.options.timeoutMs} ms`);
+      const deadline = setTimeout(() => end(`no answer within ${timeoutMs} ms`), timeoutMs);
+      /** Ends the attempt once: the socket is destroyed whatever state it is in. */
+      function end(error: string | null): void {
+        if (ended) return;
+        ended = true;
+        clearTimeout(deadline);
         req.destroy();
-      }, this.options.timeoutMs);
-      function finish(statusCode: number | null, error: string | null): void {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(result(statusCode, error));
+        socket?.destroy();
+        // Once an answer came, its status is the result (a body cut short changes nothing).
+        resolve(result(statusCode, statusCode === null ? error : null));
       }
+      req.on('socket', (s) => (socket = s));
       req.on('response', (res) => {
-        finish(res.statusCode ?? null, null);
+        statusCode = res.statusCode ?? null;
         let read = 0;
         res.on('data', (chunk: Buffer) => {
           read += chunk.length;
-          if (read > MAX_RESPONSE_BYTES) res.destroy();
+          if (read >= MAX_RESPONSE_BYTES) end(null);
         });
-        res.on('error', () => undefined);
+        res.on('end', () => end(null));
+        res.on('error', () => end(null));
+        res.on('close', () => end(null));
       });
       req.on('error', (error: NodeJS.ErrnoException) => {
-        if (error instanceof BlockedAddressError) return finish(null, DESTINATION_NOT_ALLOWED);
-        finish(null, error.code ? `${error.code}: ${error.message}` : error.message);
+        if (error instanceof BlockedAddressError) return end(DESTINATION_NOT_ALLOWED);
+        end(error.code ? `${error.code}: ${error.message}` : error.message);
       });
       req.end(body);
     });
   }
 
-  close(): void {
-    this.httpAgent.destroy();
-    this.httpsAgent.destroy();
-  }
+  /** Nothing is pooled: each attempt's socket is destroyed when the attempt ends. */
+  close(): void {}
 }

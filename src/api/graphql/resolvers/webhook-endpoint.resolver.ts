@@ -3,6 +3,7 @@ import type { GraphQLContext } from '../context';
 import { requireSecretKey } from '../../../merchants';
 import { decodeCursor, encodeCursor, parseFirst } from '../../../domain/pagination';
 import { connectionOf } from '../types/connection';
+import { graphqlWebhookSend } from '../../webhook-sends-limited';
 import { WebhookDeliveryType, WebhookEndpointType } from '../types/webhook.type';
 import {
   CreateWebhookEndpointInput,
@@ -107,13 +108,16 @@ export class WebhookEndpointResolver {
   }
 
   @Mutation(() => WebhookDeliveryType, {
-    description: 'Sends a signed test.ping event to this endpoint only; answers its delivery.',
+    description:
+      'Sends a signed test.ping event to this endpoint only; answers its delivery. Tests and replays share a per-merchant hourly budget (RATE_LIMITED, HTTP 429, past it).',
   })
   async testWebhookEndpoint(
     @Arg('id', () => ID) id: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<WebhookDeliveryType> {
     const { merchantId } = requireSecretKey(ctx.principal);
-    return WebhookDeliveryType.from(await ctx.services.webhookLog.sendTest(ctx.em, merchantId, id));
+    return WebhookDeliveryType.from(
+      await graphqlWebhookSend(ctx.services.webhookLog.sendTest(ctx.em, merchantId, id)),
+    );
   }
 }

@@ -3,6 +3,7 @@ import type { GraphQLContext } from '../context';
 import { requireSecretKey } from '../../../merchants';
 import { decodeCursor, encodeCursor, parseFirst } from '../../../domain/pagination';
 import { connectionOf } from '../types/connection';
+import { graphqlWebhookSend } from '../../webhook-sends-limited';
 import {
   WebhookDeliveryConnectionType,
   WebhookDeliveryType,
@@ -37,7 +38,7 @@ export class WebhookResolver {
 
   @Mutation(() => WebhookDeliveryType, {
     description:
-      'Sends one of your events again, as a new delivery attempted at once (to your first endpoint unless endpointId names another).',
+      'Sends one of your events again, as a new delivery attempted at once (to your first endpoint unless endpointId names another). Tests and replays share a per-merchant hourly budget (RATE_LIMITED, HTTP 429, past it).',
   })
   async replayWebhookEvent(
     @Arg('eventId', () => ID) eventId: string,
@@ -50,7 +51,9 @@ export class WebhookResolver {
   ): Promise<WebhookDeliveryType> {
     const { merchantId } = requireSecretKey(ctx.principal);
     return WebhookDeliveryType.from(
-      await ctx.services.webhookLog.replay(ctx.em, merchantId, eventId, endpointId ?? null),
+      await graphqlWebhookSend(
+        ctx.services.webhookLog.replay(ctx.em, merchantId, eventId, endpointId ?? null),
+      ),
     );
   }
 

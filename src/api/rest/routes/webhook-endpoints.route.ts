@@ -18,6 +18,7 @@ import {
   presentWebhookEndpoint,
   presentWebhookEndpointWithSecret,
 } from '../webhook-endpoint.presenters';
+import { restWebhookSend } from '../../webhook-sends-limited';
 
 /** Every route here: a restricted key needs `webhooks:write` (the secret signs what we send). */
 const WEBHOOKS = { scopes: ['webhooks:write'] as const };
@@ -186,16 +187,20 @@ export const webhookEndpointRoutes =
         schema: {
           operationId: 'testWebhookEndpoint',
           summary: 'Send a signed test.ping event to this endpoint only',
-          description: 'Answers the delivery (attempted at once); a disabled endpoint: 400.',
+          description:
+            'Answers the delivery (attempted at once); a disabled endpoint: 400. Tests and replays count against WEBHOOK_TEST_AND_REPLAY_PER_HOUR per merchant (429 past it).',
           tags: TAGS,
           params: IdParams,
           response: { 200: refTo(WebhookDeliveryResponse), ...errorResponses(403, 404, 409, 413) },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { merchantId } = requireSecretKey(request.principal!);
         return presentWebhookDelivery(
-          await services.webhookLog.sendTest(request.em, merchantId, request.params.id),
+          await restWebhookSend(
+            reply,
+            services.webhookLog.sendTest(request.em, merchantId, request.params.id),
+          ),
         );
       },
     );
