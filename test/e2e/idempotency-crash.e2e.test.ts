@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { adminQuery, createTestDatabase } from '../support/db';
-import { createMerchant, eventually, startStack, type Stack } from '../support/stack';
+import { gatewayEnvironment } from '../../src/crypto/process-secrets';
+import {
+  baseEnv,
+  createMerchant,
+  eventually,
+  startGateway,
+  startStack,
+  type Stack,
+} from '../support/stack';
 import { request, type HttpResponse } from '../support/http';
 import { randomAddress, settledBalanceDeposit } from '../support/onramps';
 import { sql } from '../support/sql';
@@ -16,8 +24,9 @@ const LEASE_SECONDS = 2;
  * makes the statement that marks the key COMPLETED wait for an advisory lock the test holds.
  * While the gateway waits there it is SIGKILLed; PostgreSQL notices the dead client
  * (`client_connection_check_interval`) and ends its session, as it would for a gateway whose
- * machine died. A retry sent to the other gateway once the lease has ended must not make a
- * second withdrawal: with the answer written in the effect's own transaction there is one.
+ * machine died. A retry sent to another gateway once the lease has ended must not make a
+ * second withdrawal: with the answer written in the effect's own transaction there is one (on
+ * 73f424d, where the answer was written after the effect's commit, there were two).
  */
 describe('Idempotency-Key: a gateway killed between the effect and the completion', () => {
   let stack: Stack;
@@ -25,6 +34,7 @@ describe('Idempotency-Key: a gateway killed between the effect and the completio
   let key: string;
   let merchantId: string;
   let holder: Client;
+  const env = { RATE_LIMIT_PER_MINUTE: '100000', IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS) };
 
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();
@@ -32,10 +42,7 @@ describe('Idempotency-Key: a gateway killed between the effect and the completio
     // Sessions of this database check every 100 ms, even while waiting for a lock, that their
     // client is still there (set before any process connects).
     await adminQuery(`alter database ${name} set client_connection_check_interval = '100ms'`);
-    stack = await startStack(databaseUrl, {
-      gateways: 2,
-      env: { RATE_LIMIT_PER_MINUTE: '100000', IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS) },
-    });
+    stack = await startStack(databaseUrl, { env });
     ({ api_key: key, merchant_id: merchantId } = await createMerchant(databaseUrl, 'Crash Co'));
     await settledBalanceDeposit(stack.url, key, '200000');
     await sql(
@@ -89,9 +96,9 @@ describe('Idempotency-Key: a gateway killed between the effect and the completio
     return eventually(
       async () => {
         const response = await send();
-        if (response.status === 409 && response.body.error?.code === 'idempotency_conflict') {
-          return undefined;
-        }
+        // REST's `error.code`, or GraphQL's `errors[0].extensions.code`.
+        const code = response.body.error?.code ?? response.body.errors?.[0]?.extensions?.code;
+        if (response.status === 409 && /^idempotency_conflict$/i.test(code)) return undefined;
         return response;
       },
       30_000,
@@ -99,24 +106,22 @@ describe('Idempotency-Key: a gateway killed between the effect and the completio
     );
   }
 
-  it('REST: the retry after the lease makes no second withdrawal', async () => {
-    const [gatewayA, gatewayB] = stack.gateways;
-    const body = {
-      amount: '25',
-      asset: 'USDC',
-      chain: 'BASE',
-      destination_address: randomAddress(),
-    };
-    const headers = { 'Idempotency-Key': `crash-${randomBytes(8).toString('hex')}` };
-    const send = (url: string) =>
-      request(url, 'POST', '/v1/merchant/withdraw', { key, body, headers });
+  /**
+   * Sends the request to a gateway of its own, kills that gateway while the key's completion
+   * waits, then retries on the stack's gateway until the lease has ended: one withdrawal.
+   */
+  async function killedBetweenEffectAndCompletion(
+    send: (url: string) => Promise<HttpResponse>,
+    withdrawalIdOf: (response: HttpResponse) => string,
+  ) {
+    const victim = await startGateway(gatewayEnvironment(baseEnv(databaseUrl, env)));
     const before = (await withdrawals()).length;
 
     const release = await hold();
-    const first = send(gatewayA.url).catch((error: unknown) => error);
+    const first = send(victim.url).catch((error: unknown) => error);
     const backend = await waitingBackend();
-    // The gateway is inside the completion: the withdrawal itself has been made.
-    await gatewayA.stop('SIGKILL');
+    // The gateway is at the completion: the withdrawal itself has been made.
+    await victim.stop('SIGKILL');
     // No answer (a fetch error, not a response): the client only knows to retry.
     expect(await first).not.toHaveProperty('status');
     await eventually(async () => {
@@ -127,16 +132,49 @@ describe('Idempotency-Key: a gateway killed between the effect and the completio
     });
     await release();
 
-    const retry = await retryAfterLease(() => send(gatewayB.url));
-    expect(retry.status).toBe(202);
+    const retry = await retryAfterLease(() => send(stack.url));
+    expect(retry.status).toBeLessThan(300);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
     const made = (await withdrawals()).slice(before);
-    expect(made).toEqual([{ id: retry.body.withdrawal_id, amount: '25.000000' }]);
+    expect(made).toEqual([{ id: withdrawalIdOf(retry), amount: '25.000000' }]);
 
     // And from then on the key replays that one answer.
-    const replay = await send(gatewayB.url);
-    expect(replay.status).toBe(202);
+    const replay = await send(stack.url);
+    expect(replay.status).toBe(retry.status);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.text).toBe(retry.text);
     expect((await withdrawals()).length).toBe(before + 1);
+  }
+
+  const idempotencyKey = () => ({
+    'Idempotency-Key': `crash-${randomBytes(8).toString('hex')}`,
+  });
+
+  it('REST: the retry after the lease makes no second withdrawal', async () => {
+    const body = {
+      amount: '25',
+      asset: 'USDC',
+      chain: 'BASE',
+      destination_address: randomAddress(),
+    };
+    const headers = idempotencyKey();
+    await killedBetweenEffectAndCompletion(
+      (url) => request(url, 'POST', '/v1/merchant/withdraw', { key, body, headers }),
+      (response) => response.body.withdrawal_id,
+    );
+  });
+
+  it('GraphQL: the retry of a withdraw mutation after the lease makes no second withdrawal', async () => {
+    const body = {
+      query: 'mutation ($input: WithdrawInput!) { withdraw(input: $input) { withdrawalId } }',
+      variables: {
+        input: { amount: '25', asset: 'USDC', chain: 'BASE', destinationAddress: randomAddress() },
+      },
+    };
+    const headers = idempotencyKey();
+    await killedBetweenEffectAndCompletion(
+      (url) => request(url, 'POST', '/graphql', { key, body, headers }),
+      (response) => response.body.data.withdraw.withdrawalId,
+    );
   });
 });
