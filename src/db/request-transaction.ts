@@ -25,21 +25,25 @@ export interface RequestTransaction {
  */
 export async function openRequestTransaction(em: EntityManager): Promise<RequestTransaction> {
   const bound = joinTransaction(em.fork());
-  await bound.begin();
+  // The connection's own begin and commit, not the EntityManager's: `em.commit()` would flush
+  // the request's unit of work, writing whatever a handler loaded and changed without meaning
+  // to (nothing it did not flush itself was ever written before).
+  const connection = bound.getConnection('write');
+  const ctx = await connection.begin();
+  bound.setTransactionContext(ctx);
   let ended = false;
+  const end = async (how: 'commit' | 'rollback') => {
+    ended = true;
+    bound.resetTransactionContext();
+    await (how === 'commit' ? connection.commit(ctx) : connection.rollback(ctx));
+  };
   return {
     em: bound,
     get ended() {
       return ended;
     },
-    async commit() {
-      ended = true;
-      await bound.commit();
-    },
-    async rollback() {
-      ended = true;
-      await bound.rollback();
-    },
+    commit: () => end('commit'),
+    rollback: () => end('rollback'),
   };
 }
 
