@@ -212,7 +212,7 @@ export function createServices(
       accounts,
       sandbox,
     ),
-    idempotency: new IdempotencyService(clock, encryption.box, {
+    idempotency: new IdempotencyService(encryption.box, {
       leaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
     }),
     ledger,

@@ -1,13 +1,20 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, ErrorCode } from '../domain/errors';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { DomainError, ErrorCode, errorBody } from '../domain/errors';
 import type { IdempotencyClaim, IdempotencyScope, IdempotencyService } from '../system';
+import { openRequestTransaction, type RequestTransaction } from '../db/request-transaction';
+import { mapError } from './error-mapping';
+import { graphqlErrorBody } from './graphql/errors';
 import './principal';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 
 const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
+
+const LOST =
+  'The lease of this Idempotency-Key ended before the request finished and another request took the key over: this one was undone. Retry to get the answer';
 
 /** JSON with object keys sorted at every depth, so equal bodies hash equally. */
 export function canonicalJson(value: unknown): string {
@@ -40,9 +47,25 @@ interface Pending {
   settled: boolean;
   /** Renews the claim while the request runs (cleared once settled). */
   heartbeat: NodeJS.Timeout;
+  /** The request's EntityManager outside its transaction: the claim's renewals and release. */
+  pool: EntityManager;
+  /** Everything the request does, and at its end its stored answer: one commit. */
+  transaction: RequestTransaction;
 }
 
 const pending = new WeakMap<FastifyRequest, Pending>();
+
+/** The error answer sent instead of a response whose transaction did not commit. */
+function failedAnswer(request: FastifyRequest, reply: FastifyReply, error: unknown): string {
+  const mapped = mapError(error);
+  reply.code(mapped.status).type('application/json');
+  const graphql = request.routeOptions.url === '/graphql';
+  return JSON.stringify(
+    graphql
+      ? graphqlErrorBody(mapped.code, mapped.message)
+      : errorBody(mapped.code, mapped.message, mapped.details),
+  );
+}
 
 /** The JSON text of a response (null: no body), or not ok when it is not JSON. */
 function payloadText(payload: unknown): { ok: true; text: string | null } | { ok: false } {
@@ -77,16 +100,21 @@ function payloadText(payload: unknown): { ok: true; text: string | null } | { ok
  *   byte-identical, as `application/json`.
  * - The request hash covers method, path (without query) and the canonical JSON of the
  *   validated body: the same key with another request is `idempotency_conflict` (409).
- * - Responses below 500 (including 4xx domain errors) are stored in `onSend`, before the
- *   response is written, so a retry after the client saw the response replays it. A 5xx, a
- *   thrown error (the error handler's response passes through `onSend` too) or a response that
- *   is not JSON releases the key so the client can retry.
+ * - A claimed request runs in one database transaction (`openRequestTransaction`: the
+ *   services' own transactions join it). Its answer below 500 (including a 4xx domain error)
+ *   is written in `onSend`, before the response is written, as that transaction's last
+ *   statement, and then it commits: however the process dies, the effect and its stored answer
+ *   exist together or not at all, and a retry replays the one or runs anew. A 5xx, a thrown
+ *   error (the error handler's response passes through `onSend` too) rolls the request back
+ *   and releases the key; a response that is not JSON commits and releases it.
  * - A client that disconnects does not stop the handler: Fastify still sends its result
  *   through `onSend`, so the outcome is stored (or released) and a retry replays it.
- *   `onResponse` releases any key still unsettled as a last resort.
+ *   `onResponse` rolls back and releases any key still unsettled as a last resort.
  * - While the request runs, its claim is renewed every third of IDEMPOTENCY_LEASE_SECONDS, so a
  *   slow request keeps its key however long it takes. A process that dies mid-request stops
- *   renewing: its key answers 409 until the lease ends, then the next retry runs anew.
+ *   renewing: its key answers 409 until the lease ends, then the next retry runs anew. A
+ *   request whose key was taken over meanwhile (a process stalled past its lease) cannot
+ *   commit: its completion finds another claim, it rolls back and answers 409.
  */
 export function registerIdempotency(
   app: FastifyInstance,
@@ -94,9 +122,15 @@ export function registerIdempotency(
 ): void {
   const { idempotency } = options;
 
-  const abandon = async (request: FastifyRequest, state: Pending) => {
+  /** Rolls the request back, then releases its key on the pool. */
+  const undo = async (request: FastifyRequest, state: Pending) => {
     try {
-      await idempotency.abandon(request.em, state.claim);
+      if (!state.transaction.ended) await state.transaction.rollback();
+    } catch (err) {
+      request.log.error({ err }, 'could not roll back a request with an Idempotency-Key');
+    }
+    try {
+      await idempotency.abandon(state.pool, state.claim);
     } catch (err) {
       request.log.error({ err }, 'could not release Idempotency-Key');
     }
@@ -132,7 +166,8 @@ export function registerIdempotency(
       path,
       requestHash: requestHash(method, path, hashed),
     };
-    const outcome = await idempotency.begin(request.em, scope);
+    const pool = request.em;
+    const outcome = await idempotency.begin(pool, scope);
     if (outcome.kind === 'replay') {
       reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true').code(outcome.status);
       if (outcome.text !== null) {
@@ -143,8 +178,16 @@ export function registerIdempotency(
       return reply;
     }
     const claim = outcome.claim;
+    let transaction: RequestTransaction;
+    try {
+      transaction = await openRequestTransaction(pool);
+    } catch (err) {
+      await idempotency.abandon(pool, claim).catch(() => undefined);
+      throw err;
+    }
+    request.em = transaction.em;
     const heartbeat = setInterval(() => {
-      idempotency.renew(request.em, claim).then(
+      idempotency.renew(pool, claim).then(
         (held) => {
           if (!held) clearInterval(heartbeat);
         },
@@ -152,7 +195,7 @@ export function registerIdempotency(
       );
     }, idempotency.heartbeatMs);
     heartbeat.unref();
-    pending.set(request, { claim, settled: false, heartbeat });
+    pending.set(request, { claim, settled: false, heartbeat, pool, transaction });
   };
 
   const store = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
@@ -161,21 +204,31 @@ export function registerIdempotency(
     state.settled = true;
     clearInterval(state.heartbeat);
     const status = reply.statusCode;
-    const parsed = status < 500 ? payloadText(payload) : { ok: false as const };
-    if (!parsed.ok) {
-      if (status < 500) request.log.warn('response is not JSON; Idempotency-Key released');
-      await abandon(request, state);
+    if (status >= 500) {
+      await undo(request, state);
       return payload;
     }
+    const { transaction, claim } = state;
+    const parsed = payloadText(payload);
     try {
-      await idempotency.complete(request.em, state.claim, status, parsed.text);
+      if (parsed.ok) {
+        if (!(await idempotency.complete(transaction.em, claim, status, parsed.text))) {
+          await transaction.rollback();
+          return failedAnswer(request, reply, new DomainError(ErrorCode.IdempotencyConflict, LOST));
+        }
+      } else {
+        // Nothing to replay: the effect stands and the key is released with it.
+        request.log.warn('response is not JSON; Idempotency-Key released');
+        await idempotency.abandon(transaction.em, claim);
+      }
+      await transaction.commit();
+      return payload;
     } catch (err) {
-      // The handler's effects happened: keep the key claimed rather than release it (a retry
-      // gets 409 until the lease ends). Past the lease a retry runs again: the database failed
-      // us here, and a key held for 24 h by a lost write would be the worse outcome.
-      request.log.error({ err }, 'could not store the response of an Idempotency-Key');
+      // Not committed (or not known to be): the client must not read the answer as done.
+      request.log.error({ err }, 'could not commit a request with an Idempotency-Key');
+      await undo(request, state);
+      return failedAnswer(request, reply, err);
     }
-    return payload;
   };
 
   const release = async (request: FastifyRequest) => {
@@ -185,7 +238,7 @@ export function registerIdempotency(
     clearInterval(state.heartbeat);
     if (!state.settled) {
       state.settled = true;
-      await abandon(request, state);
+      await undo(request, state);
     }
   };
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
 import type { SecretBox } from '../crypto/secret-box';
+import { executeInTransaction } from '../db/locks';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_LEASE_MS = 60 * 1000;
@@ -38,7 +38,7 @@ interface KeyRow {
   response_status: number | null;
   response_body: unknown;
   response_sealed: string | null;
-  expires_at: Date;
+  expired: boolean;
 }
 
 /** A row can vanish (abandoned) or expire between the insert and the read; retry that few times. */
@@ -52,11 +52,15 @@ const MAX_ATTEMPTS = 5;
  * A claim is a lease: the request holding it renews it every `heartbeatMs` while it runs (see
  * `renew`), so a key IN_PROGRESS whose lease was not renewed for `leaseMs` belongs to a request
  * whose process died. The next request with the key takes it over, in the same statement as
- * the claim, so of two racing retries one runs and the other gets 409.
+ * the claim, so of two racing retries one runs and the other gets 409. Leases and the 24 h are
+ * measured by the database's clock (`now()`), the one clock every gateway shares: a gateway
+ * whose own clock runs ahead can neither end another's lease early nor expire a stored answer.
  *
- * Statements run on the pool in autocommit, never inside the caller's transaction: the
- * IN_PROGRESS marker must be visible to concurrent requests at once, and must survive a
- * rollback of the handler's own work.
+ * The claim, its renewals and a release run on the pool in autocommit: the IN_PROGRESS marker
+ * must be visible to concurrent requests at once. The completion (`complete`) runs in the
+ * request's own transaction, the one that holds its effect, and only while the claim is still
+ * this request's: the effect and its stored answer commit together or not at all, and a
+ * request whose key was taken over cannot commit its effect beside the new holder's.
  */
 export class IdempotencyService {
   private readonly leaseMs: number;
@@ -65,7 +69,6 @@ export class IdempotencyService {
   readonly heartbeatMs: number;
 
   constructor(
-    private readonly clock: Clock,
     private readonly box: SecretBox,
     options: { leaseMs?: number; heartbeatMs?: number; ttlMs?: number } = {},
   ) {
@@ -82,18 +85,16 @@ export class IdempotencyService {
   async begin(em: EntityManager, scope: IdempotencyScope): Promise<IdempotencyBegin> {
     const connection = em.getConnection();
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const now = this.clock.now();
-      const expiresAt = new Date(now.getTime() + this.ttlMs);
-      const leaseEnded = new Date(now.getTime() - this.leaseMs);
       const claimToken = randomUUID();
       // Inserts, or takes over an expired row or a dead claim (IN_PROGRESS past its lease) in
       // the same statement. A row of a live key is left alone (no row returned). Concurrent
-      // claims serialise on the row: the second sees the first's fresh claim and gets nothing.
+      // claims serialise on the row: the second sees the first's fresh claim and gets nothing;
+      // one whose completion is being written waits for that transaction and then sees it.
       const claimed = await connection.execute<{ claimed: number }[]>(
         `insert into idempotency_keys
            (merchant_id, key, method, path, request_hash, state, created_at, expires_at,
             claim_token)
-         values (?, ?, ?, ?, ?, 'IN_PROGRESS', ?, ?, ?)
+         values (?, ?, ?, ?, ?, 'IN_PROGRESS', now(), now() + ? * interval '1 millisecond', ?)
          on conflict (merchant_id, key) do update set
            method = excluded.method,
            path = excluded.path,
@@ -106,9 +107,10 @@ export class IdempotencyService {
            expires_at = excluded.expires_at,
            claim_token = excluded.claim_token,
            lease_renewed_at = null
-         where idempotency_keys.expires_at <= excluded.created_at
+         where idempotency_keys.expires_at <= now()
             or (idempotency_keys.state = 'IN_PROGRESS'
-                and coalesce(idempotency_keys.lease_renewed_at, idempotency_keys.created_at) <= ?)
+                and coalesce(idempotency_keys.lease_renewed_at, idempotency_keys.created_at)
+                    <= now() - ? * interval '1 millisecond')
          returning 1 as claimed`,
         [
           scope.merchantId,
@@ -116,22 +118,21 @@ export class IdempotencyService {
           scope.method,
           scope.path,
           scope.requestHash,
-          now,
-          expiresAt,
+          this.ttlMs,
           claimToken,
-          leaseEnded,
+          this.leaseMs,
         ],
       );
       if (claimed.length > 0) return { kind: 'new', claim: { ...scope, claimToken } };
 
       const [row] = await connection.execute<KeyRow[]>(
         `select method, path, request_hash, state, response_status, response_body,
-                response_sealed, expires_at
+                response_sealed, expires_at <= now() as expired
            from idempotency_keys where merchant_id = ? and key = ?`,
         [scope.merchantId, scope.key],
       );
       // Abandoned, pruned or expired since the insert: claim again.
-      if (!row || new Date(row.expires_at).getTime() <= now.getTime()) continue;
+      if (!row || row.expired) continue;
 
       if (
         row.request_hash !== scope.requestHash ||
@@ -163,23 +164,28 @@ export class IdempotencyService {
 
   /**
    * Stores the response of the request that claimed the key, sealed: `text` is the JSON body
-   * exactly as sent (null: no body). Later uses replay it byte for byte. A claim taken over
-   * after its lease stores nothing.
+   * exactly as sent (null: no body). Later uses replay it byte for byte. `tx` is the request's
+   * transaction, the one holding its effect. Returns false, storing nothing, when the claim is
+   * no longer this request's (taken over after a missed lease): the caller must then roll its
+   * transaction back.
    */
   async complete(
-    em: EntityManager,
+    tx: EntityManager,
     claim: IdempotencyClaim,
     status: number,
     text: string | null,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const sealed =
       text === null ? null : this.box.seal(text, sealContext(claim.merchantId, claim.key));
-    await em.getConnection().execute(
+    const rows = await executeInTransaction<{ key: string }>(
+      tx,
       `update idempotency_keys
           set state = 'COMPLETED', response_status = ?, response_sealed = ?
-        where merchant_id = ? and key = ? and claim_token = ? and state = 'IN_PROGRESS'`,
+        where merchant_id = ? and key = ? and claim_token = ? and state = 'IN_PROGRESS'
+        returning key`,
       [status, sealed, claim.merchantId, claim.key, claim.claimToken],
     );
+    return rows.length > 0;
   }
 
   /**
@@ -188,20 +194,25 @@ export class IdempotencyService {
    */
   async renew(em: EntityManager, claim: IdempotencyClaim): Promise<boolean> {
     const rows = await em.getConnection().execute<{ key: string }[]>(
-      `update idempotency_keys set lease_renewed_at = ?
+      `update idempotency_keys set lease_renewed_at = now()
         where merchant_id = ? and key = ? and claim_token = ? and state = 'IN_PROGRESS'
         returning key`,
-      [this.clock.now(), claim.merchantId, claim.key, claim.claimToken],
+      [claim.merchantId, claim.key, claim.claimToken],
     );
     return rows.length > 0;
   }
 
-  /** Releases a claimed key without a stored response (5xx, crash): the client may retry. */
+  /**
+   * Releases a claimed key without a stored response (5xx, crash): the client may retry. Run in
+   * a transaction (`em` bound to one), the release commits with it.
+   */
   async abandon(em: EntityManager, claim: IdempotencyClaim): Promise<void> {
     await em.getConnection().execute(
       `delete from idempotency_keys
         where merchant_id = ? and key = ? and claim_token = ? and state = 'IN_PROGRESS'`,
       [claim.merchantId, claim.key, claim.claimToken],
+      'run',
+      em.getTransactionContext(),
     );
   }
 
@@ -210,8 +221,8 @@ export class IdempotencyService {
     const result = await em
       .getConnection()
       .execute<{ affectedRows?: number }>(
-        'delete from idempotency_keys where expires_at <= ?',
-        [this.clock.now()],
+        'delete from idempotency_keys where expires_at <= now()',
+        [],
         'run',
       );
     return result.affectedRows ?? 0;

@@ -114,19 +114,18 @@ describe('secrets at rest (real PostgreSQL)', () => {
     // Stored responses: one sealed under the old key, one plaintext jsonb row from before.
     const response = '{"client_secret":"oc_abcdefghijklmnopqrstuvwx","id":"onr_1"}';
     const oldBox = new SecretBox(parseKey(first)!);
+    // Stamped by the database's clock, as the keys' 24 h are measured by it.
     const insertKey = `insert into idempotency_keys (merchant_id, key, method, path, request_hash,
         state, response_status, response_body, response_sealed, created_at, expires_at)
-      values (?, ?, 'POST', '/v1/onramp', 'h', 'COMPLETED', 201, ?::jsonb, ?, ?, ?)`;
-    const expires = new Date(clock.now().getTime() + 3_600_000);
+      values (?, ?, 'POST', '/v1/onramp', 'h', 'COMPLETED', 201, ?::jsonb, ?, now(),
+              now() + interval '1 hour')`;
     await sql(insertKey, [
       merchantId,
       'sealed',
       null,
       oldBox.seal(response, sealContext(merchantId, 'sealed')),
-      clock.now(),
-      expires,
     ]);
-    await sql(insertKey, [merchantId, 'legacy', response, null, clock.now(), expires]);
+    await sql(insertKey, [merchantId, 'legacy', response, null]);
 
     const during = servicesWith({ ENCRYPTION_KEY: second, ENCRYPTION_KEY_PREVIOUS: first });
     const opened = (await during.webhookEndpoints.get(orm.em.fork(), merchantId))!;
