@@ -1120,6 +1120,18 @@ export interface components {
         /** @description A payer resolution link may offer converting at today's rate (only for reasons a payer can fix) */
         allow_settle: boolean;
       };
+      /** @description Widening changes waiting for WITHDRAWAL_ADDRESS_DELAY_SECONDS, soonest first; the settings above keep their old values until each effective_at. Empty when none */
+      pending_changes: {
+        /** @description Dotted path of the setting that changes: require_address_book, underpayment.tolerance_ngn, underpayment.tolerance_bps, underpayment.action (the same for overpayment), payer_name_check.enabled, payer_resolution.allow_settle */
+        field: string;
+        /** @description The value as it was requested */
+        value: boolean | string | number;
+        /**
+         * Format: date-time
+         * @description The request time + WITHDRAWAL_ADDRESS_DELAY_SECONDS
+         */
+        effective_at: string;
+      }[];
     };
     /** @description The webhook body of a merchantsettings event: `data` is the full MerchantSettings object as it was when the event was written. */
     MerchantSettingsEvent: {
