@@ -74,6 +74,11 @@ describe('payment rules and the payer at ingestion (real PostgreSQL)', () => {
       underpayment: { tolerance_ngn: '50.00', action: 'flag' },
       overpayment: { tolerance_bps: 100, action: 'flag' },
     });
+    // The actions apply now; the raised tolerances wait the sandbox's 60 s (issue 32).
+    const early = await pay((await onrampExpecting(merchant, '5000.00')).accountNumber, '4950.00');
+    expect([early.status, early.flagReason]).toEqual(['FLAGGED', 'Underpaid']);
+    // Due: the arrival reads them even though no job has applied them yet.
+    clock.advance(60_000);
     const cases: Array<[string, string, string | null]> = [
       ['5000.00', 'PENDING_FX', null],
       ['4950.00', 'PENDING_FX', null], // exactly 50 short

@@ -2951,7 +2951,8 @@ export interface operations {
            *       },
            *       "payer_resolution": {
            *         "allow_settle": false
-           *       }
+           *       },
+           *       "pending_changes": []
            *     }
            */
           'application/json': components['schemas']['MerchantSettings'];
@@ -3053,7 +3054,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "require_address_book": true
+         *       "require_address_book": false
          *     }
          */
         'application/json': {
@@ -3111,7 +3112,14 @@ export interface operations {
            *       },
            *       "payer_resolution": {
            *         "allow_settle": false
-           *       }
+           *       },
+           *       "pending_changes": [
+           *         {
+           *           "field": "require_address_book",
+           *           "value": false,
+           *           "effective_at": "2026-11-26T10:00:00.000Z"
+           *         }
+           *       ]
            *     }
            */
           'application/json': components['schemas']['MerchantSettings'];
@@ -8380,7 +8388,8 @@ export interface operations {
          *         },
          *         "payer_resolution": {
          *           "allow_settle": false
-         *         }
+         *         },
+         *         "pending_changes": []
          *       }
          *     }
          */
