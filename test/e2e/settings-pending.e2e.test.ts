@@ -5,7 +5,13 @@
 // merchant.settings_updated arrives at the receiver at the request and at the effect.
 import { createTestDatabase } from '../support/db';
 import { graphql, request } from '../support/http';
-import { randomAddress } from '../support/onramps';
+import {
+  balanceOnramp,
+  createOnramp,
+  freshRate,
+  randomAddress,
+  sandboxTransfer,
+} from '../support/onramps';
 import { createMerchant, eventually, startStack, type Stack } from '../support/stack';
 import { verifyWebhook, WebhookReceiver } from '../support/webhook-receiver';
 
@@ -181,6 +187,33 @@ describe('widening settings wait WITHDRAWAL_ADDRESS_DELAY_SECONDS', () => {
       'underpayment.tolerance_ngn',
     ]);
   }, 60_000);
+
+  it("payer_resolution.allow_settle waits: the payer's page offers settle only from effective_at", async () => {
+    const { key } = await merchant('Payer Page Co');
+    // A FLAGGED deposit: the second transfer to a THROWAWAY onramp.
+    const rate = await freshRate(stack.url, key);
+    const onramp = await createOnramp(stack.url, key, balanceOnramp(rate.rate_id, 'THROWAWAY'));
+    const account = onramp.virtual_account.account_number;
+    const first = await sandboxTransfer(stack.url, key, account, '20000');
+    await eventually(async () => {
+      const read = await rest(key, 'GET', `/v1/deposits/${first.deposit_id}`);
+      return read.body.status === 'SETTLED' ? true : undefined;
+    });
+    const second = await sandboxTransfer(stack.url, key, account, '5000');
+    expect(second.status).toBe('FLAGGED');
+
+    const allow = await rest(key, 'PATCH', '/v1/merchant/settings', {
+      payer_resolution: { allow_settle: true },
+    });
+    expect(allow.body.payer_resolution).toEqual({ allow_settle: false });
+    const effectiveAt = Date.parse(allow.body.pending_changes[0].effective_at);
+    const link = await rest(key, 'POST', `/v1/deposits/${second.deposit_id}/resolution_link`);
+    expect(link.status).toBe(201);
+    const page = async () => (await fetch(link.body.url as string)).text();
+    expect(await page()).not.toContain('id="settle"');
+    await eventually(async () => (Date.now() >= effectiveAt ? true : undefined), 30_000);
+    expect(await page()).toContain('id="settle"');
+  }, 90_000);
 
   it('GraphQL: updateMerchantSettings answers pendingChanges and withdraw stays refused', async () => {
     const { key } = await merchant('Graph Co');
