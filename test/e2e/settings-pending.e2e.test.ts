@@ -60,10 +60,7 @@ describe('widening settings wait WITHDRAWAL_ADDRESS_DELAY_SECONDS', () => {
       receiver.received
         .map((raw) => {
           try {
-            return verifyWebhook(secret, raw) as {
-              event: string;
-              data: Settings & { id?: string };
-            };
+            return verifyWebhook(secret, raw) as { event: string; data: Settings };
           } catch {
             return undefined; // another merchant's delivery
           }
