@@ -9,6 +9,7 @@ import { deliverWebhooksJob } from './deliver-webhooks.job';
 import { pruneDashboardSessionsJob } from './prune-dashboard-sessions.job';
 import { announceWithdrawalAddressesJob } from './announce-withdrawal-addresses.job';
 import { sendReturnsJob } from './send-returns.job';
+import { applySettingsChangesJob } from './apply-settings-changes.job';
 import type { JobDefinition } from './job';
 
 export const jobs: JobDefinition[] = [
@@ -23,4 +24,5 @@ export const jobs: JobDefinition[] = [
   pruneDashboardSessionsJob,
   announceWithdrawalAddressesJob,
   sendReturnsJob,
+  applySettingsChangesJob,
 ];

@@ -264,7 +264,15 @@ export function createServices(
         config.ONRAMP_ENV === 'sandbox',
       ),
     ),
-    merchantSettings: new MerchantSettingsService(clock, auditLog, config.ONRAMP_ENV === 'sandbox'),
+    merchantSettings: new MerchantSettingsService(
+      clock,
+      auditLog,
+      config.ONRAMP_ENV === 'sandbox',
+      withdrawalAddressDelaySeconds(
+        config.WITHDRAWAL_ADDRESS_DELAY_SECONDS,
+        config.ONRAMP_ENV === 'sandbox',
+      ),
+    ),
     webhookEndpoints,
     webhookDeliveries: new WebhookDeliveryService(
       clock,

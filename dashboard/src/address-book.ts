@@ -11,6 +11,7 @@ import {
 } from './documents.js';
 import { busy, byId, h, Messages, setText, syncRows } from './dom.js';
 import { formatCountdown, orDash, timeElement } from './format.js';
+import { PendingChangesList, requested, type PendingChange } from './pending-changes.js';
 
 interface WithdrawalAddress {
   id: string;
@@ -24,7 +25,7 @@ interface WithdrawalAddress {
 
 interface AddressBookData {
   withdrawalAddresses: { totalCount: number; edges: Array<{ node: WithdrawalAddress }> };
-  merchantSettings: { requireAddressBook: boolean };
+  merchantSettings: { requireAddressBook: boolean; pendingChanges: PendingChange[] };
 }
 
 const CHAINS = ['BASE', 'ETHEREUM', 'POLYGON'] as const;
@@ -32,6 +33,8 @@ const CHAINS = ['BASE', 'ETHEREUM', 'POLYGON'] as const;
 export class AddressBookSection {
   private readonly section = byId('address-book-section');
   private readonly required = h('input', { id: 'address-book-required', type: 'checkbox' });
+  /** Turning the book off waits WITHDRAWAL_ADDRESS_DELAY_SECONDS (issue 32). */
+  private readonly pending = new PendingChangesList(['require_address_book']);
   private readonly chain = h(
     'select',
     { id: 'address-chain', name: 'chain' },
@@ -79,6 +82,7 @@ export class AddressBookSection {
         this.required,
         ' Withdraw only to ACTIVE addresses of this book (require_address_book)',
       ),
+      this.pending.element,
       form,
       status,
       alert,
@@ -110,7 +114,7 @@ export class AddressBookSection {
   async load(): Promise<void> {
     try {
       const data = await gql<AddressBookData>(WITHDRAWAL_ADDRESSES_QUERY, { first: 100 });
-      this.required.checked = data.merchantSettings.requireAddressBook;
+      this.showRequired(data.merchantSettings);
       this.entries = data.withdrawalAddresses.edges.map((e) => e.node);
       this.render();
     } catch (error) {
@@ -165,15 +169,19 @@ export class AddressBookSection {
     const wanted = this.required.checked;
     this.required.disabled = true;
     try {
-      const saved = await gql<{ updateMerchantSettings: { requireAddressBook: boolean } }>(
+      const saved = await gql<{ updateMerchantSettings: AddressBookData['merchantSettings'] }>(
         UPDATE_MERCHANT_SETTINGS_MUTATION,
         { input: { requireAddressBook: wanted } },
       );
-      this.required.checked = saved.updateMerchantSettings.requireAddressBook;
+      const settings = saved.updateMerchantSettings;
+      this.showRequired(settings);
+      const waiting = settings.pendingChanges.find((c) => c.field === 'require_address_book');
       this.messages.info(
-        this.required.checked
-          ? 'Withdrawals now go only to ACTIVE addresses of the book.'
-          : 'Withdrawals may go to any address.',
+        waiting
+          ? `Turning the address book off takes effect at ${new Date(waiting.effectiveAt).toLocaleString()}; until then withdrawals go only to ACTIVE addresses.`
+          : this.required.checked
+            ? 'Withdrawals now go only to ACTIVE addresses of the book.'
+            : 'Withdrawals may go to any address.',
       );
     } catch (error) {
       this.required.checked = !wanted;
@@ -181,6 +189,16 @@ export class AddressBookSection {
     } finally {
       this.required.disabled = false;
     }
+  }
+
+  /** The switch shows what was asked for; the list under it, when a pending change applies. */
+  private showRequired(settings: AddressBookData['merchantSettings']): void {
+    this.required.checked = requested(
+      settings.pendingChanges,
+      'require_address_book',
+      settings.requireAddressBook,
+    );
+    this.pending.show(settings.pendingChanges);
   }
 
   /** Rows, and a once-a-second tick for the countdowns while any entry is PENDING. */

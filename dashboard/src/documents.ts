@@ -141,11 +141,14 @@ export const REPLAY_TO_ENDPOINT_MUTATION = `mutation DashboardReplayToEndpoint($
 
 // ---- Address book and settings ----
 
+/** Widening settings changes waiting for their delay (issue 32). */
+const PENDING_CHANGES = 'pendingChanges { field value effectiveAt }';
+
 export const WITHDRAWAL_ADDRESS_FIELDS = 'id chain address label status activeAt createdAt';
 
 export const WITHDRAWAL_ADDRESSES_QUERY = `query DashboardWithdrawalAddresses($first: Int) {
   withdrawalAddresses(first: $first) { totalCount edges { node { ${WITHDRAWAL_ADDRESS_FIELDS} } } }
-  merchantSettings { requireAddressBook }
+  merchantSettings { requireAddressBook ${PENDING_CHANGES} }
 }`;
 
 export const ADD_WITHDRAWAL_ADDRESS_MUTATION = `mutation DashboardAddWithdrawalAddress($input: AddWithdrawalAddressInput!) {
@@ -157,7 +160,7 @@ export const REMOVE_WITHDRAWAL_ADDRESS_MUTATION = `mutation DashboardRemoveWithd
 }`;
 
 export const UPDATE_MERCHANT_SETTINGS_MUTATION = `mutation DashboardUpdateMerchantSettings($input: UpdateMerchantSettingsInput!) {
-  updateMerchantSettings(input: $input) { requireAddressBook }
+  updateMerchantSettings(input: $input) { requireAddressBook ${PENDING_CHANGES} }
 }`;
 
 // ---- API keys ----
@@ -180,7 +183,8 @@ export const REVOKE_API_KEY_MUTATION = `mutation DashboardRevokeApiKey($id: ID!)
 
 const PAYMENT_RULES_FIELDS = `underpayment { toleranceNgn toleranceBps action }
   overpayment { toleranceNgn toleranceBps action }
-  payerNameCheck { enabled action }`;
+  payerNameCheck { enabled action }
+  ${PENDING_CHANGES}`;
 
 export const PAYMENT_RULES_QUERY = `query DashboardPaymentRules {
   merchantSettings { ${PAYMENT_RULES_FIELDS} }

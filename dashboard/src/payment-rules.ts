@@ -5,6 +5,7 @@
 import { gql } from './api.js';
 import { PAYMENT_RULES_QUERY, UPDATE_PAYMENT_RULES_MUTATION } from './documents.js';
 import { busy, byId, h, Messages } from './dom.js';
+import { PendingChangesList, requested, type PendingChange } from './pending-changes.js';
 
 type Action = 'ACCEPT' | 'FLAG' | 'RETURN';
 interface AmountRule {
@@ -16,6 +17,15 @@ interface Rules {
   underpayment: AmountRule;
   overpayment: AmountRule;
   payerNameCheck: { enabled: boolean; action: Action };
+  pendingChanges: PendingChange[];
+}
+
+/** The fields of `next` that differ from `shown`; undefined when none. */
+function changed<T extends object>(shown: T | undefined, next: T): Partial<T> | undefined {
+  const diff = Object.fromEntries(
+    Object.entries(next).filter(([k, v]) => shown?.[k as keyof T] !== v),
+  ) as Partial<T>;
+  return Object.keys(diff).length > 0 ? diff : undefined;
 }
 
 const ACTION_LABELS: Record<Action, string> = {
@@ -73,6 +83,14 @@ export class PaymentRulesSection {
   private readonly nameAction = select('rule-name-action', ['FLAG', 'RETURN']);
   private readonly save = h('button', { type: 'submit', class: 'btn btn-primary' }, 'Save rules');
   private readonly messages: Messages;
+  /** Raised tolerances, ACCEPT and a name check turned off wait (issue 32). */
+  private readonly pending = new PendingChangesList([
+    'underpayment.',
+    'overpayment.',
+    'payer_name_check.',
+  ]);
+  /** What the form was last filled with: only the fields changed since are sent. */
+  private shown: Rules | undefined;
 
   constructor() {
     const status = h('p', { id: 'payment-rules-status', class: 'msg', role: 'status' });
@@ -102,6 +120,7 @@ export class PaymentRulesSection {
         ),
         field('rule-name-action', 'On mismatch', this.nameAction),
       ),
+      this.pending.element,
       this.save,
     );
     form.addEventListener('submit', (event) => {
@@ -129,20 +148,27 @@ export class PaymentRulesSection {
     this.messages.clear();
   }
 
-  private show(rules: Rules): void {
+  private show(applied: Rules): void {
+    const rules = askedFor(applied);
     this.under.show(rules.underpayment);
     this.over.show(rules.overpayment);
     this.nameEnabled.checked = rules.payerNameCheck.enabled;
     this.nameAction.value = rules.payerNameCheck.action;
+    this.pending.show(rules.pendingChanges);
+    this.shown = rules;
   }
 
   private async store(): Promise<void> {
     try {
       const saved = await gql<{ updateMerchantSettings: Rules }>(UPDATE_PAYMENT_RULES_MUTATION, {
+        // Only what the merchant changed: resending a shown value would cancel a pending one.
         input: {
-          underpayment: this.under.input(),
-          overpayment: this.over.input(),
-          payerNameCheck: { enabled: this.nameEnabled.checked, action: this.nameAction.value },
+          underpayment: changed(this.shown?.underpayment, this.under.input()),
+          overpayment: changed(this.shown?.overpayment, this.over.input()),
+          payerNameCheck: changed(this.shown?.payerNameCheck, {
+            enabled: this.nameEnabled.checked,
+            action: this.nameAction.value,
+          }),
         },
       });
       this.show(saved.updateMerchantSettings);
@@ -151,6 +177,29 @@ export class PaymentRulesSection {
       this.messages.error(error);
     }
   }
+}
+
+/** The rules with every pending change in place: what the merchant asked for. */
+function askedFor(rules: Rules): Rules {
+  const changes = rules.pendingChanges;
+  const amount = (name: 'underpayment' | 'overpayment'): AmountRule => ({
+    toleranceNgn: requested(changes, `${name}.tolerance_ngn`, rules[name].toleranceNgn),
+    toleranceBps: requested(changes, `${name}.tolerance_bps`, rules[name].toleranceBps),
+    action: requested<string>(
+      changes,
+      `${name}.action`,
+      rules[name].action,
+    ).toUpperCase() as Action,
+  });
+  return {
+    underpayment: amount('underpayment'),
+    overpayment: amount('overpayment'),
+    payerNameCheck: {
+      enabled: requested(changes, 'payer_name_check.enabled', rules.payerNameCheck.enabled),
+      action: rules.payerNameCheck.action,
+    },
+    pendingChanges: changes,
+  };
 }
 
 function field(id: string, text: string, input: HTMLElement): HTMLDivElement {

@@ -5,6 +5,7 @@ import { ONRAMP_HOLDING_NUMBER_SQL } from '../onramps';
 import { pricingRateLateralSql } from '../rates';
 import { dec, type Dec } from '../domain/money';
 import { paymentRulesOf, type PaymentRules } from '../domain/payment-rules';
+import { storedPendingChanges, withDueChanges } from '../domain/settings-widening';
 import { SYSTEM_SCOPE, type DailyTotals } from './daily-volume';
 import { depositViewFromSnapshot, type DepositView } from './deposit-view';
 
@@ -173,7 +174,12 @@ export async function readArrival(
         }
       : null,
     merchantFrozen: row.merchant_status === 'FROZEN',
-    paymentRules: paymentRulesOf(row.payment_rules),
+    // Pending widenings count only once due at the arrival (issue 32).
+    paymentRules: withDueChanges(
+      paymentRulesOf(row.payment_rules),
+      storedPendingChanges(row.payment_rules?.pending_settings),
+      at,
+    ),
     priorDeposits: row.prior_deposits ?? 0,
     rate: row.pricing_rate_id
       ? {

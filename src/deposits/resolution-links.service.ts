@@ -21,6 +21,7 @@ import {
   type ResolutionToken,
 } from '../domain/resolution-token';
 import { returnedToPayer } from '../domain/return-fee';
+import { dueValue } from '../domain/settings-widening';
 import type { AuditLogService } from '../operator';
 import type { DepositResolutionService } from './deposit-resolution.service';
 import {
@@ -236,7 +237,10 @@ export class ResolutionLinkService {
       status: deposit.status,
       flagReason: deposit.flagReason,
       merchantActive: merchant.status === MerchantStatus.ACTIVE,
-      allowSettle: storedPayerResolution(merchant.payerResolution).allow_settle,
+      // A pending `true` counts only once due (issue 32).
+      allowSettle:
+        (dueValue(merchant.pendingSettings, 'payer_resolution.allow_settle', this.clock.now()) as
+          boolean | undefined) ?? storedPayerResolution(merchant.payerResolution).allow_settle,
       settlePlannable,
       converted: facts.converted,
       reversed: facts.reversed,

@@ -18,6 +18,18 @@ import {
 } from '../domain/payer-resolution';
 import { writeMerchantEvent } from '../events';
 import type { AuditLogService } from '../operator';
+import type { PendingChange } from '../domain/settings-widening';
+import {
+  applyDue,
+  applyDueChanges,
+  effectiveGated,
+  gatedLeaves,
+  holdWidenings,
+  pendingChangesOf,
+  type GatedSetting,
+  type GatedSettings,
+  type SettingsColumns,
+} from './settings-pending';
 
 /**
  * The merchant's settings as the API shows them: effective values (a setting never set shows
@@ -30,6 +42,8 @@ export interface MerchantSettingsView {
   overpayment: AmountRule;
   payer_name_check: PayerNameCheck;
   payer_resolution: PayerResolutionSetting;
+  /** Widenings waiting for WITHDRAWAL_ADDRESS_DELAY_SECONDS (issue 32); [] when none. */
+  pending_changes: PendingChange[];
 }
 
 /**
@@ -60,12 +74,27 @@ export class MerchantSettingsService {
     private readonly clock: Clock,
     private readonly auditLog: AuditLogService,
     private readonly sandbox: boolean,
+    /** WITHDRAWAL_ADDRESS_DELAY_SECONDS: how long a widening waits. */
+    private readonly delaySeconds: number,
   ) {}
+
+  /** The stored columns as settings-pending reads and writes them. */
+  private readonly columns: SettingsColumns = {
+    read: (merchant) => this.storedSettingsOf(merchant),
+    write: (merchant, settings, tops) => applyPatch(merchant, gatedPatch(settings, tops)),
+    view: (merchant, now) => ({ ...this.settingsOf(merchant, now) }),
+  };
 
   async get(em: EntityManager, merchantId: string): Promise<MerchantSettingsView> {
     const merchant = await em.findOne(Merchant, { id: merchantId });
     if (!merchant) throw new DomainError(ErrorCode.NotFound, `No merchant ${merchantId}`);
-    return this.settingsOf(merchant);
+    return this.settingsOf(merchant, this.clock.now());
+  }
+
+  /** The job's pass: widenings whose delay has passed take effect (announced once each). */
+  async applyDueChanges(em: EntityManager, limit = 100): Promise<number> {
+    const deps = { columns: this.columns, auditLog: this.auditLog };
+    return applyDueChanges(em.fork(), deps, this.clock.now(), limit);
   }
 
   async update(
@@ -79,11 +108,21 @@ export class MerchantSettingsService {
         { id: actor.merchantId },
         { lockMode: LockMode.PESSIMISTIC_WRITE },
       );
-      const before = this.settingsOf(merchant);
-      // Rules merge into the current ones, read under the lock.
-      applyPatch(merchant, validatePatch(patch, before));
-      const after = this.settingsOf(merchant);
       const now = this.clock.now();
+      // A change already due is applied (and announced) first, so `before` is what applies.
+      await applyDue(tx, { columns: this.columns, auditLog: this.auditLog }, merchant, now);
+      const before = this.settingsOf(merchant, now);
+      const current = effectiveGated(this.columns, merchant, now);
+      // Rules merge into the current ones, read under the lock; widenings then wait.
+      applyPatch(merchant, validatePatch(patch, before));
+      holdWidenings(this.columns, merchant, {
+        current,
+        fields: gatedLeaves(patch as Record<string, unknown>),
+        now,
+        delaySeconds: this.delaySeconds,
+        requestedBy: `api_key:${actor.keyId}`,
+      });
+      const after = this.settingsOf(merchant, now);
       merchant.updatedAt = now;
       await tx.flush();
       if (JSON.stringify(before) !== JSON.stringify(after)) {
@@ -106,7 +145,16 @@ export class MerchantSettingsService {
     });
   }
 
-  private settingsOf(merchant: Merchant): MerchantSettingsView {
+  /** What applies at `now`: the stored values with every due change folded in. */
+  private settingsOf(merchant: Merchant, now: Date): MerchantSettingsView {
+    return {
+      ...this.storedSettingsOf(merchant),
+      ...(effectiveGated(this.columns, merchant, now) as Pick<MerchantSettingsView, GatedSetting>),
+      pending_changes: pendingChangesOf(merchant, now),
+    };
+  }
+
+  private storedSettingsOf(merchant: Merchant): Omit<MerchantSettingsView, 'pending_changes'> {
     return {
       require_address_book: addressBookRequired(merchant.requireAddressBook, this.sandbox),
       ...paymentRulesOf({
@@ -148,6 +196,19 @@ function validatePatch(patch: MerchantSettingsPatch, current: MerchantSettingsVi
     valid.requireAddressBook = patch.require_address_book;
   }
   return valid;
+}
+
+/** The gated settings `tops` of `settings` as a patch of their columns. */
+function gatedPatch(settings: GatedSettings, tops: readonly GatedSetting[]): ValidPatch {
+  const view = settings as Pick<MerchantSettingsView, GatedSetting>;
+  const named = (top: GatedSetting) => tops.includes(top);
+  return {
+    requireAddressBook: named('require_address_book') ? view.require_address_book : undefined,
+    underpayment: named('underpayment') ? view.underpayment : undefined,
+    overpayment: named('overpayment') ? view.overpayment : undefined,
+    payerNameCheck: named('payer_name_check') ? view.payer_name_check : undefined,
+    payerResolution: named('payer_resolution') ? view.payer_resolution : undefined,
+  };
 }
 
 function applyPatch(merchant: Merchant, patch: ValidPatch): void {

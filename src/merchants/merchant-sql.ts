@@ -10,10 +10,12 @@ export function merchantStatusSql(idSql: string): string {
 
 /**
  * Scalar jsonb: the payment rules of merchant `idSql` as stored
- * (`{underpayment, overpayment, payer_name_check}`, each null when never set);
- * `paymentRulesOf` in the domain turns it into the effective rules.
+ * (`{underpayment, overpayment, payer_name_check}`, each null when never set) with the
+ * merchant's `pending_settings`; `paymentRulesOf` and `withDueChanges` in the domain turn it
+ * into the rules that apply.
  */
 export function merchantPaymentRulesSql(idSql: string): string {
   return `(select jsonb_build_object('underpayment', m.underpayment, 'overpayment', m.overpayment,
-            'payer_name_check', m.payer_name_check) from merchants m where m.id = ${idSql})`;
+            'payer_name_check', m.payer_name_check, 'pending_settings', m.pending_settings)
+            from merchants m where m.id = ${idSql})`;
 }

@@ -14,6 +14,7 @@ import type { Cursor } from '../domain/pagination';
 import type { PayoutService } from './payout.service';
 import { moveWithdrawal } from './payout-transitions';
 import { addressBookRequired } from '../domain/withdrawal-addresses';
+import { dueValue } from '../domain/settings-widening';
 import { lockActiveEntry } from './withdrawal-address-store';
 
 export interface WithdrawInput {
@@ -84,7 +85,12 @@ export class WithdrawalService {
         }
         const now = this.clock.now();
         if (
-          addressBookRequired(merchant.requireAddressBook, this.sandbox) &&
+          // A pending `false` applies only once due (issue 32): a leaked key waits the delay.
+          addressBookRequired(
+            (dueValue(merchant.pendingSettings, 'require_address_book', now) as
+              boolean | undefined) ?? merchant.requireAddressBook,
+            this.sandbox,
+          ) &&
           !(await lockActiveEntry(tx, merchantId, valid.chain, valid.destinationAddress, now))
         ) {
           throw new DomainError(

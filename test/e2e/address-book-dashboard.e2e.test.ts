@@ -75,4 +75,32 @@ describe('dashboard address book panel', () => {
     ).toEqual([]);
     expect(browser.pageErrors).toEqual([]);
   }, 60_000);
+
+  it('turning the setting off waits its delay, shown as pending; turning it on again cancels', async () => {
+    const panel = page.getByRole('region', { name: 'Address book', exact: true });
+    const toggle = panel.getByRole('checkbox');
+    const waiting = panel.getByRole('list', { name: 'Pending changes' });
+    await eventually(async () => ((await toggle.isChecked()) ? true : undefined));
+
+    await toggle.uncheck();
+    await waitForText(waiting, /require_address_book becomes false at/);
+    await waitForText(panel.getByRole('status'), /Turning the address book off takes effect at/);
+    // The switch shows what was asked; the session's change is held like a key's.
+    expect(await toggle.isChecked()).toBe(false);
+    const held = await rest('GET', '/v1/merchant/settings');
+    expect({ on: held.body.require_address_book, pending: held.body.pending_changes }).toEqual({
+      on: true,
+      pending: [{ field: 'require_address_book', value: false, effective_at: expect.any(String) }],
+    });
+
+    // Asking for it on again is a tightening: immediate, and the pending change is gone.
+    await toggle.check();
+    await eventually(async () => ((await waiting.isHidden()) ? true : undefined));
+    const cancelled = await rest('GET', '/v1/merchant/settings');
+    expect({
+      on: cancelled.body.require_address_book,
+      pending: cancelled.body.pending_changes,
+    }).toEqual({ on: true, pending: [] });
+    expect(browser.pageErrors).toEqual([]);
+  }, 60_000);
 });

@@ -17,7 +17,10 @@ describe('payer details and payment rules (e2e)', () => {
 
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();
-    stack = await startStack(databaseUrl, { env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+    // Raised tolerances wait this long (issue 32): one second, then the deposits below see them.
+    stack = await startStack(databaseUrl, {
+      env: { RATE_LIMIT_PER_MINUTE: '100000', WITHDRAWAL_ADDRESS_DELAY_SECONDS: '1' },
+    });
     key = (await createMerchant(databaseUrl, 'Payer Rules Co')).api_key;
     await receiver.start();
     const set = await graphql(
@@ -74,7 +77,26 @@ describe('payer details and payment rules (e2e)', () => {
       payer_name_check: { enabled: true, action: 'flag' },
     });
     expect(patched.status).toBe(200);
+    // The stricter actions and the name check apply now; the raised tolerances wait.
     expect(patched.body).toMatchObject({
+      underpayment: { tolerance_ngn: '0.00', tolerance_bps: 0, action: 'flag' },
+      overpayment: { tolerance_ngn: '0.00', tolerance_bps: 0, action: 'flag' },
+      payer_name_check: { enabled: true, action: 'flag' },
+    });
+    expect(
+      patched.body.pending_changes.map((c: { field: string; value: unknown }) => [
+        c.field,
+        c.value,
+      ]),
+    ).toEqual([
+      ['overpayment.tolerance_bps', 100],
+      ['underpayment.tolerance_ngn', '100.00'],
+    ]);
+    const applied = await eventually(async () => {
+      const read = await rest('GET', '/v1/merchant/settings');
+      return read.body.pending_changes.length === 0 ? read.body : undefined;
+    });
+    expect(applied).toMatchObject({
       underpayment: { tolerance_ngn: '100.00', tolerance_bps: 0, action: 'flag' },
       overpayment: { tolerance_ngn: '0.00', tolerance_bps: 100, action: 'flag' },
       payer_name_check: { enabled: true, action: 'flag' },

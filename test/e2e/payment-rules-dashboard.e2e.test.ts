@@ -19,7 +19,10 @@ describe('dashboard payment rules panel and deposit payer', () => {
   beforeAll(async () => {
     const databaseUrl = await createTestDatabase();
     [stack, { api_key: key }, browser] = await Promise.all([
-      startStack(databaseUrl, { env: { RATE_LIMIT_PER_MINUTE: '100000' } }),
+      // A raised tolerance waits this long (issue 32).
+      startStack(databaseUrl, {
+        env: { RATE_LIMIT_PER_MINUTE: '100000', WITHDRAWAL_ADDRESS_DELAY_SECONDS: '3' },
+      }),
       createMerchant(databaseUrl, 'Rules Panel Co'),
       launchBrowser(),
     ]);
@@ -62,7 +65,20 @@ describe('dashboard payment rules panel and deposit payer', () => {
     await panel.getByLabel(/Check the payer's name/).check();
     await panel.getByRole('button', { name: 'Save rules', exact: true }).click();
     await waitForText(panel.getByRole('status'), 'Payment rules saved.');
-    const settings = await rest('GET', '/v1/merchant/settings');
+    // The stricter action and the name check apply now; the raised tolerance is shown waiting.
+    const saved = await rest('GET', '/v1/merchant/settings');
+    expect(saved.body).toMatchObject({
+      underpayment: { tolerance_ngn: '0.00', tolerance_bps: 0, action: 'flag' },
+      payer_name_check: { enabled: true, action: 'flag' },
+      pending_changes: [{ field: 'underpayment.tolerance_ngn', value: '250.00' }],
+    });
+    const waiting = panel.getByRole('list', { name: 'Pending changes' });
+    await waitForText(waiting, /underpayment\.tolerance_ngn becomes "250\.00" at/);
+    expect(await under.getByLabel('Tolerance (NGN)').inputValue()).toBe('250.00');
+    const settings = await eventually(async () => {
+      const read = await rest('GET', '/v1/merchant/settings');
+      return read.body.pending_changes.length === 0 ? read : undefined;
+    });
     expect(settings.body).toMatchObject({
       underpayment: { tolerance_ngn: '250.00', tolerance_bps: 0, action: 'flag' },
       overpayment: { action: 'accept' },

@@ -34,7 +34,12 @@ describe('payer resolution links (headless Chromium)', () => {
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();
     stack = await startStack(databaseUrl, {
-      env: { RATE_LIMIT_PER_MINUTE: '100000', RETURN_FEE_NGN: '100' },
+      // allow_settle true waits this long (issue 32).
+      env: {
+        RATE_LIMIT_PER_MINUTE: '100000',
+        RETURN_FEE_NGN: '100',
+        WITHDRAWAL_ADDRESS_DELAY_SECONDS: '1',
+      },
     });
     key = (await createMerchant(databaseUrl, 'Links <b>Co</b>')).api_key;
     await receiver.start();
@@ -89,7 +94,11 @@ describe('payer resolution links (headless Chromium)', () => {
       body: { payer_resolution: { allow_settle: allow } },
     });
     expect(answer.status).toBe(200);
-    expect(answer.body.payer_resolution).toEqual({ allow_settle: allow });
+    // Allowing is a widening: it applies once its delay has passed (issue 32).
+    await eventually(async () => {
+      const read = await request(stack.url, 'GET', '/v1/merchant/settings', { key });
+      return read.body.payer_resolution.allow_settle === allow ? true : undefined;
+    });
   };
 
   it('the payer chooses a return: deposit.returned reaches the merchant, signed; the link is spent', async () => {
@@ -293,7 +302,10 @@ describe('payer resolution links (headless Chromium)', () => {
       key,
       'mutation { updateMerchantSettings(input: { payerResolution: { allowSettle: true } }) { payerResolution { allowSettle } } }',
     );
-    expect(updated.body.data.updateMerchantSettings.payerResolution).toEqual({ allowSettle: true });
+    // Pending until its delay passes; the setting keeps its old value meanwhile.
+    expect(updated.body.data.updateMerchantSettings.payerResolution).toEqual({
+      allowSettle: false,
+    });
     await allowSettle(false);
   });
 });

@@ -11,6 +11,7 @@ const DEFAULT_RULES = {
   overpayment: { tolerance_ngn: '0.00', tolerance_bps: 0, action: 'accept' },
   payer_name_check: { enabled: false, action: 'flag' },
   payer_resolution: { allow_settle: false },
+  pending_changes: [],
 };
 
 /** Short enough to wait for; the processes run on the real clock (they cannot share a ManualClock). */

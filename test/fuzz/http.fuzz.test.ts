@@ -2,7 +2,8 @@
 // the OpenAPI document, plus the hidden ones), raw bytes before routing, and the bank's
 // notifications. Replay a failure with the FUZZ_SEED (and FUZZ_PATH) fast-check prints.
 import fc from 'fast-check';
-import { request } from '../support/http';
+import { graphql, request } from '../support/http';
+import { randomAddress } from '../support/onramps';
 import { bankRequest } from './support/bank-requests';
 import {
   assertClean,
@@ -18,7 +19,16 @@ import { checkHttpAnswer, PlantedValues, type SentRequest } from './support/orac
 import { checkRawAnswer, parseFirstResponse, rawRequest, sendRaw } from './support/raw-http';
 import { operationsOf, restRequest } from './support/rest-requests';
 import { assertStillServing } from './support/after-run';
-import { secretsOf, startFuzzWorld, type FuzzWorld } from './support/world';
+import {
+  fromGraphql,
+  gatedPart,
+  GRAPHQL_SETTINGS_FIELDS,
+  graphqlInput,
+  settingsAnswerViolations,
+  settingsPatch,
+  settingsStepViolations,
+} from './support/settings-requests';
+import { SETTINGS_DELAY_SECONDS, secretsOf, startFuzzWorld, type FuzzWorld } from './support/world';
 
 jest.setTimeout(300_000);
 
@@ -65,7 +75,8 @@ describe(`HTTP fuzz (seed ${FUZZ_SEED})`, () => {
       stats.saw(`${sent.transport} ${answer.status}`);
       const graphqlPath = GRAPHQL_PATHS.has(sent.path.split('?')[0]);
       const secrets = sent.credential === 'bank' ? [] : planted.without(secretsFor(sent));
-      return { sent, answer, violations: checkHttpAnswer(sent, answer, secrets, graphqlPath) };
+      const violations = checkHttpAnswer(sent, answer, secrets, graphqlPath);
+      return { sent, answer, violations: [...violations, ...settingsChecks(sent, answer)] };
     } catch (error) {
       if ((error as { clientSide?: boolean }).clientSide) {
         stats.clientRefused += 1;
@@ -73,6 +84,16 @@ describe(`HTTP fuzz (seed ${FUZZ_SEED})`, () => {
       }
       return { sent, violations: [{ rule: 'no-answer', detail: String(error) }] };
     }
+  }
+
+  /** A settings answer (any PATCH the storm made before it) keeps the pending invariants. */
+  function settingsChecks(sent: SentRequest, answer: { status: number; text: string }) {
+    const route = sent.path.split(/[?#]/)[0].replace(/\/+/g, '/').replace(/\/$/, '');
+    if (route.toLowerCase() !== '/v1/merchant/settings' || answer.status !== 200) return [];
+    if (sent.method !== 'GET' && sent.method !== 'PATCH') return [];
+    const body = JSON.parse(answer.text) as { pending_changes?: unknown[] };
+    if ((body.pending_changes?.length ?? 0) > 0) stats.saw('settings with pending_changes');
+    return settingsAnswerViolations(body);
   }
 
   it('every REST route, with hostile paths, queries, bodies, headers and credentials', async () => {
@@ -124,6 +145,67 @@ describe(`HTTP fuzz (seed ${FUZZ_SEED})`, () => {
         );
       }),
       runParameters(100),
+    );
+  });
+
+  it('merchant settings: widenings wait, tightenings apply at once (REST and GraphQL)', async () => {
+    const { a } = world;
+    const read = async () =>
+      (
+        await request(world.stack.url, 'GET', '/v1/merchant/settings', {
+          key: a.apiKey,
+        })
+      ).body;
+    await fc.assert(
+      fc.asyncProperty(settingsPatch, fc.boolean(), async (patch, overGraphql) => {
+        const before = await read();
+        const sentAt = Date.now();
+        let after;
+        if (overGraphql) {
+          const answer = await graphql(
+            world.stack.url,
+            a.apiKey,
+            `mutation($input: UpdateMerchantSettingsInput!) {
+              updateMerchantSettings(input: $input) { ${GRAPHQL_SETTINGS_FIELDS} }
+            }`,
+            { input: graphqlInput(patch) },
+          );
+          expect(answer.body.errors).toBeUndefined();
+          after = fromGraphql(answer.body.data!.updateMerchantSettings as Record<string, unknown>);
+        } else {
+          const answer = await request(world.stack.url, 'PATCH', '/v1/merchant/settings', {
+            key: a.apiKey,
+            body: patch,
+          });
+          expect(answer.status).toBe(200);
+          after = answer.body;
+        }
+        if (after.pending_changes.length > 0) stats.saw('settings with pending_changes');
+        const violations = settingsStepViolations({
+          before,
+          patch,
+          after,
+          sentAt,
+          answeredAt: Date.now(),
+          delaySeconds: SETTINGS_DELAY_SECONDS,
+        });
+        expect(violations).toEqual([]);
+        // What the answer says applies is what the next read and a withdrawal see.
+        expect(gatedPart(await read())).toEqual(gatedPart(after));
+        if (after.require_address_book) {
+          const refused = await request(world.stack.url, 'POST', '/v1/merchant/withdraw', {
+            key: a.apiKey,
+            body: {
+              amount: '1',
+              asset: 'USDC',
+              chain: 'BASE',
+              destination_address: randomAddress(),
+            },
+          });
+          expect([refused.status, refused.body.error?.code]).toEqual([422, 'address_not_allowed']);
+        }
+      }),
+      runParameters(80),
     );
   });
 

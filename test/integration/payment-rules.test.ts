@@ -70,10 +70,17 @@ describe('payment rules and the payer at ingestion (real PostgreSQL)', () => {
 
   it('under flag: underpaid and overpaid are FLAGGED with their reasons, exact and within pass', async () => {
     const merchant = await kit.merchant();
+    // Created first: a rate moves the clock on by its interval (as long as the delay).
+    const early = await onrampExpecting(merchant, '5000.00');
     await setRules(merchant, {
       underpayment: { tolerance_ngn: '50.00', action: 'flag' },
       overpayment: { tolerance_bps: 100, action: 'flag' },
     });
+    // The actions apply now; the raised tolerances wait the sandbox's 60 s (issue 32).
+    const short = await pay(early.accountNumber, '4950.00');
+    expect([short.status, short.flagReason]).toEqual(['FLAGGED', 'Underpaid']);
+    // Due: the arrival reads them even though no job has applied them yet.
+    clock.advance(60_000);
     const cases: Array<[string, string, string | null]> = [
       ['5000.00', 'PENDING_FX', null],
       ['4950.00', 'PENDING_FX', null], // exactly 50 short

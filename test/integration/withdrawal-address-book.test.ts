@@ -83,6 +83,7 @@ describe('withdrawal address book (real PostgreSQL, production rules, manual clo
     expect(await services.merchantSettings.get(em(), merchant)).toEqual({
       require_address_book: true,
       ...DEFAULT_RULES,
+      pending_changes: [],
     });
     expect(await codeOf(withdraw(merchant))).toBe('address_not_allowed');
 
@@ -153,50 +154,128 @@ describe('withdrawal address book (real PostgreSQL, production rules, manual clo
     ]);
   });
 
-  it('lets a merchant turn the rule off (event and audit entry) and back on', async () => {
+  it('turning the rule off waits the delay (issue 32): pending, refused, then applied once', async () => {
     const merchant = await fundedMerchant('Settings Co');
     expect(await codeOf(withdraw(merchant, OTHER))).toBe('address_not_allowed');
+    const requestedAt = clock.now();
+    const effectiveAt = new Date(requestedAt.getTime() + DELAY_SECONDS * 1000).toISOString();
+    const pending = [{ field: 'require_address_book', value: false, effective_at: effectiveAt }];
     expect(
       await services.merchantSettings.update(em(), actor(merchant), {
         require_address_book: false,
       }),
-    ).toEqual({ require_address_book: false, ...DEFAULT_RULES });
-    expect(await codeOf(withdraw(merchant, OTHER))).toBe('accepted');
-    // Unchanged: no second event.
+    ).toEqual({ require_address_book: true, ...DEFAULT_RULES, pending_changes: pending });
+    expect(await codeOf(withdraw(merchant, OTHER))).toBe('address_not_allowed');
+    // The same request again keeps its effective_at; an empty PATCH changes nothing.
+    clock.advance(10_000);
     await services.merchantSettings.update(em(), actor(merchant), { require_address_book: false });
     await services.merchantSettings.update(em(), actor(merchant), {});
+    expect((await services.merchantSettings.get(em(), merchant)).pending_changes).toEqual(pending);
     expect(
       await codeOf(
         services.merchantSettings.update(em(), actor(merchant), { require_address_book: 'no' }),
       ),
     ).toBe('invalid_parameter');
+    // Nothing is due a millisecond early, for the job or for a withdrawal.
+    clock.set(new Date(Date.parse(effectiveAt) - 1));
+    expect(await services.merchantSettings.applyDueChanges(em())).toBe(0);
+    expect(await codeOf(withdraw(merchant, OTHER))).toBe('address_not_allowed');
+    // At effective_at it applies even before the job has run.
+    clock.set(new Date(effectiveAt));
+    expect(await services.merchantSettings.get(em(), merchant)).toEqual({
+      require_address_book: false,
+      ...DEFAULT_RULES,
+      pending_changes: [],
+    });
+    expect(await codeOf(withdraw(merchant, OTHER))).toBe('accepted');
+    // Two runners at once: one applies and announces it, the other finds nothing.
+    const passes = await Promise.all([
+      services.merchantSettings.applyDueChanges(em()),
+      services.merchantSettings.applyDueChanges(em()),
+    ]);
+    expect(passes.sort()).toEqual([0, 1]);
+    expect(await services.merchantSettings.applyDueChanges(em())).toBe(0);
+    expect(
+      await sql('select require_address_book, pending_settings from merchants where id = ?', [
+        merchant,
+      ]),
+    ).toEqual([{ require_address_book: false, pending_settings: null }]);
+
+    // Turning it back on is immediate.
     await services.merchantSettings.update(em(), actor(merchant), { require_address_book: true });
     expect(await codeOf(withdraw(merchant, OTHER))).toBe('address_not_allowed');
     expect(await eventsOf(merchant)).toEqual([
       {
         kind: 'merchant.settings_updated',
-        snapshot: { require_address_book: false, ...DEFAULT_RULES },
+        snapshot: { require_address_book: true, ...DEFAULT_RULES, pending_changes: pending },
       },
       {
         kind: 'merchant.settings_updated',
-        snapshot: { require_address_book: true, ...DEFAULT_RULES },
+        snapshot: { require_address_book: false, ...DEFAULT_RULES, pending_changes: [] },
+      },
+      {
+        kind: 'merchant.settings_updated',
+        snapshot: { require_address_book: true, ...DEFAULT_RULES, pending_changes: [] },
       },
     ]);
-    const audit = await sql<{ action: string; before: unknown; after: unknown }>(
-      `select action, before, after from audit_log where target_id = ? order by created_at, id`,
+    const audit = await sql<{ actor: string; action: string; before: unknown; after: unknown }>(
+      `select actor, action, before, after from audit_log where target_id = ? order by created_at, id`,
       [merchant],
     );
     expect(audit).toEqual([
       {
+        actor: 'api_key:key_integration',
         action: 'merchant.settings_update',
-        before: { require_address_book: true, ...DEFAULT_RULES },
-        after: { require_address_book: false, ...DEFAULT_RULES },
+        before: { require_address_book: true, ...DEFAULT_RULES, pending_changes: [] },
+        after: { require_address_book: true, ...DEFAULT_RULES, pending_changes: pending },
       },
       {
-        action: 'merchant.settings_update',
-        before: { require_address_book: false, ...DEFAULT_RULES },
-        after: { require_address_book: true, ...DEFAULT_RULES },
+        actor: 'api_key:key_integration',
+        action: 'merchant.settings_effect',
+        before: { require_address_book: true, ...DEFAULT_RULES, pending_changes: pending },
+        after: {
+          require_address_book: false,
+          ...DEFAULT_RULES,
+          pending_changes: [],
+          applied: [
+            {
+              field: 'require_address_book',
+              value: false,
+              requested_at: requestedAt.toISOString(),
+            },
+          ],
+        },
       },
+      {
+        actor: 'api_key:key_integration',
+        action: 'merchant.settings_update',
+        before: { require_address_book: false, ...DEFAULT_RULES, pending_changes: [] },
+        after: { require_address_book: true, ...DEFAULT_RULES, pending_changes: [] },
+      },
+    ]);
+  });
+
+  it('a PATCH after effective_at applies the due change first, announced once', async () => {
+    const merchant = await kit.merchant('Late Job Co');
+    await services.merchantSettings.update(em(), actor(merchant), {
+      payer_resolution: { allow_settle: true },
+      underpayment: { tolerance_bps: 25 },
+    });
+    clock.advance(DELAY_SECONDS * 1000);
+    // A tightening of one of them before the job has run: the other one stays applied.
+    const after = await services.merchantSettings.update(em(), actor(merchant), {
+      underpayment: { tolerance_bps: 5 },
+    });
+    expect(after).toMatchObject({
+      payer_resolution: { allow_settle: true },
+      underpayment: { tolerance_bps: 5 },
+      pending_changes: [],
+    });
+    expect(await services.merchantSettings.applyDueChanges(em())).toBe(0);
+    expect((await eventsOf(merchant)).map((e) => e.kind)).toEqual([
+      'merchant.settings_updated', // the request
+      'merchant.settings_updated', // the effect
+      'merchant.settings_updated', // the tightening
     ]);
   });
 

@@ -1120,6 +1120,18 @@ export interface components {
         /** @description A payer resolution link may offer converting at today's rate (only for reasons a payer can fix) */
         allow_settle: boolean;
       };
+      /** @description Widening changes waiting for WITHDRAWAL_ADDRESS_DELAY_SECONDS, soonest first; the settings above keep their old values until each effective_at. Empty when none */
+      pending_changes: {
+        /** @description Dotted path of the setting that changes: require_address_book, underpayment.tolerance_ngn, underpayment.tolerance_bps, underpayment.action (the same for overpayment), payer_name_check.enabled, payer_resolution.allow_settle */
+        field: string;
+        /** @description The value as it was requested */
+        value: boolean | string | number;
+        /**
+         * Format: date-time
+         * @description The request time + WITHDRAWAL_ADDRESS_DELAY_SECONDS
+         */
+        effective_at: string;
+      }[];
     };
     /** @description The webhook body of a merchantsettings event: `data` is the full MerchantSettings object as it was when the event was written. */
     MerchantSettingsEvent: {
@@ -2939,7 +2951,8 @@ export interface operations {
            *       },
            *       "payer_resolution": {
            *         "allow_settle": false
-           *       }
+           *       },
+           *       "pending_changes": []
            *     }
            */
           'application/json': components['schemas']['MerchantSettings'];
@@ -3041,7 +3054,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "require_address_book": true
+         *       "require_address_book": false
          *     }
          */
         'application/json': {
@@ -3099,7 +3112,14 @@ export interface operations {
            *       },
            *       "payer_resolution": {
            *         "allow_settle": false
-           *       }
+           *       },
+           *       "pending_changes": [
+           *         {
+           *           "field": "require_address_book",
+           *           "value": false,
+           *           "effective_at": "2026-11-26T10:00:00.000Z"
+           *         }
+           *       ]
            *     }
            */
           'application/json': components['schemas']['MerchantSettings'];
@@ -8368,7 +8388,8 @@ export interface operations {
          *         },
          *         "payer_resolution": {
          *           "allow_settle": false
-         *         }
+         *         },
+         *         "pending_changes": []
          *       }
          *     }
          */

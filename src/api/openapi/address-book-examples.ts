@@ -7,6 +7,15 @@ export const MERCHANT_SETTINGS = {
   overpayment: { tolerance_ngn: '0.00', tolerance_bps: 0, action: 'accept' },
   payer_name_check: { enabled: true, action: 'flag' },
   payer_resolution: { allow_settle: false },
+  pending_changes: [] as Array<{ field: string; value: unknown; effective_at: string }>,
+};
+
+/** Turning the address book off waits its delay (issue 32): the answer shows it pending. */
+const SETTINGS_WITH_PENDING = {
+  ...MERCHANT_SETTINGS,
+  pending_changes: [
+    { field: 'require_address_book', value: false, effective_at: '2026-11-26T10:00:00.000Z' },
+  ],
 };
 
 /** Examples of the address book and settings operations (issue 21), by operationId. */
@@ -44,7 +53,7 @@ export const ADDRESS_BOOK_EXAMPLES: Record<string, OperationExample> = {
   },
   getMerchantSettings: { responses: { 200: MERCHANT_SETTINGS } },
   updateMerchantSettings: {
-    request: { require_address_book: true },
-    responses: { 200: MERCHANT_SETTINGS },
+    request: { require_address_book: false },
+    responses: { 200: SETTINGS_WITH_PENDING },
   },
 };

@@ -59,6 +59,26 @@ export const WithdrawalAddressListResponse = Type.Object({
   pagination: refTo(Pagination),
 });
 
+/** A widening of one setting waiting for its delay (issue 32). */
+const PendingSettingChange = Type.Object(
+  {
+    field: Type.String({
+      description:
+        'Dotted path of the setting that changes: require_address_book, ' +
+        'underpayment.tolerance_ngn, underpayment.tolerance_bps, underpayment.action (the same ' +
+        'for overpayment), payer_name_check.enabled, payer_resolution.allow_settle',
+    }),
+    value: Type.Union([Type.Boolean(), Type.String(), Type.Integer()], {
+      description: 'The value as it was requested',
+    }),
+    effective_at: Type.String({
+      format: 'date-time',
+      description: 'The request time + WITHDRAWAL_ADDRESS_DELAY_SECONDS',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 /** The merchant's settings; issue 22 adds its fields here. */
 export const MerchantSettingsResponse = Type.Object(
   {
@@ -70,6 +90,11 @@ export const MerchantSettingsResponse = Type.Object(
     overpayment: AmountRuleResponse,
     payer_name_check: PayerNameCheckResponse,
     payer_resolution: PayerResolutionResponse,
+    pending_changes: Type.Array(PendingSettingChange, {
+      description:
+        'Widening changes waiting for WITHDRAWAL_ADDRESS_DELAY_SECONDS, soonest first; the ' +
+        'settings above keep their old values until each effective_at. Empty when none',
+    }),
   },
   { $id: 'MerchantSettings', description: "The merchant's own settings (effective values)" },
 );

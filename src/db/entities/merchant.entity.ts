@@ -34,6 +34,10 @@ export class Merchant {
   @Property({ type: 'json', nullable: true })
   payerResolution: Opt<Record<string, unknown>> | null = null;
 
+  /** Widening changes waiting for their delay (issue 32); null: none. See settings-widening. */
+  @Property({ type: 'json', nullable: true })
+  pendingSettings: Opt<object[]> | null = null;
+
   @Property({ type: 'timestamptz' })
   createdAt!: Date;
 

@@ -20,6 +20,7 @@ import { Migration20261125110100_payer_rules } from './Migration20261125110100_p
 import { Migration20261125110200_deposit_returns } from './Migration20261125110200_deposit_returns';
 import { Migration20261125120000_resolution_links } from './Migration20261125120000_resolution_links';
 import { Migration20261125120200_rates_published } from './Migration20261125120200_rates_published';
+import { Migration20261128150100_settings_pending } from './Migration20261128150100_settings_pending';
 import { Migration20261128150300_reversal_during_return } from './Migration20261128150300_reversal_during_return';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
@@ -94,5 +95,9 @@ export const migrationsList = [
   {
     name: 'Migration20261128150300_reversal_during_return',
     class: Migration20261128150300_reversal_during_return,
+  },
+  {
+    name: 'Migration20261128150100_settings_pending',
+    class: Migration20261128150100_settings_pending,
   },
 ];

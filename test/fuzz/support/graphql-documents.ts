@@ -60,6 +60,9 @@ function literal(type: GraphQLInputType, world: FuzzWorld, depth = 0): fc.Arbitr
         );
         return `{${set.filter(Boolean).join(', ')}}`;
       });
+  } else if (inner.toString() === 'Boolean') {
+    // Both values: `requireAddressBook: false` is a widening the settings must hold back.
+    fitting = fc.constantFrom('true', 'false');
   } else if (inner.toString() === 'Int') {
     fitting = fc.constantFrom('0', '1', '10', '100', '101', '-1', '2147483648');
   } else {

@@ -43,6 +43,9 @@ export interface FuzzWorld {
   elsewhereKey: string;
 }
 
+/** How long a widening waits in the fuzz stack: longer than any run. */
+export const SETTINGS_DELAY_SECONDS = 3_600;
+
 /** The stack's env: limits raised so the limiter does not answer most generated requests. */
 export const FUZZ_ENV: Record<string, string> = {
   RATE_LIMIT_PER_MINUTE: '100000000',
@@ -55,6 +58,9 @@ export const FUZZ_ENV: Record<string, string> = {
   // lines would cost the test process more than the fuzzing itself.
   KEEP_LOGS: 'false',
   ONRAMP_DAILY_LIMIT: '1000000',
+  // A widening settings change generated early must still be pending at the end of the run
+  // (the settings oracle's invariants assume none falls due meanwhile).
+  WITHDRAWAL_ADDRESS_DELAY_SECONDS: String(SETTINGS_DELAY_SECONDS),
 };
 
 async function settled(stack: Stack, key: string, depositId: string): Promise<void> {

@@ -18,6 +18,7 @@ import {
   PayerResolutionInput,
   PayerResolutionNode,
 } from './payment-rules.type';
+import { PendingSettingChangeNode } from './pending-change.type';
 
 export enum WithdrawalAddressStatusEnum {
   PENDING = 'PENDING',
@@ -90,6 +91,10 @@ export class MerchantSettingsNode {
   @Field(() => AmountRuleNode) overpayment!: AmountRuleNode;
   @Field(() => PayerNameCheckNode) payerNameCheck!: PayerNameCheckNode;
   @Field(() => PayerResolutionNode) payerResolution!: PayerResolutionNode;
+  @Field(() => [PendingSettingChangeNode], {
+    description: 'Widenings waiting for their delay, soonest first; empty when none.',
+  })
+  pendingChanges!: PendingSettingChangeNode[];
 
   static from(view: MerchantSettingsView): MerchantSettingsNode {
     return Object.assign(new MerchantSettingsNode(), {
@@ -100,6 +105,7 @@ export class MerchantSettingsNode {
       payerResolution: Object.assign(new PayerResolutionNode(), {
         allowSettle: view.payer_resolution.allow_settle,
       }),
+      pendingChanges: view.pending_changes.map((change) => PendingSettingChangeNode.from(change)),
     });
   }
 }
