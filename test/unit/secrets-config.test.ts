@@ -93,13 +93,22 @@ describe('SecretBox', () => {
     expect(() => box.open(a, 'other')).toThrow(SecretDecryptError);
   });
 
-  it('opens values of a previous key, reseals them under the current one, passes legacy plaintext', () => {
+  it('opens values of a previous key, reseals them under the current one, refuses plaintext', () => {
     const sealedOld = new SecretBox(old).seal('s', 'c');
     expect(box.open(sealedOld, 'c')).toBe('s');
     expect(box.isCurrent(sealedOld)).toBe(false);
     const resealed = box.reseal(sealedOld, 'c');
     expect(box.isCurrent(resealed)).toBe(true);
-    expect(box.open('whsec_plain', 'c')).toBe('whsec_plain');
+    // An unprefixed value is never a secret: refused, except by the operator's reencrypt.
+    expect(() => box.open('whsec_plain', 'c')).toThrow(/not sealed/);
+    expect(() => box.open('', 'c')).toThrow(SecretDecryptError);
+    expect(() => box.reseal('whsec_plain', 'c')).toThrow(/not sealed/);
+    const sealedLegacy = box.reseal('whsec_plain', 'c', { legacyPlaintext: true });
+    expect(box.isCurrent(sealedLegacy)).toBe(true);
+    expect(box.open(sealedLegacy, 'c')).toBe('whsec_plain');
+    // A sealed value is not taken for a plaintext, even when the caller expects legacy ones.
+    expect(box.reseal(sealedOld, 'c', { legacyPlaintext: true })).not.toContain('enc:v1:enc:');
+    expect(box.open(box.reseal(sealedOld, 'c', { legacyPlaintext: true }), 'c')).toBe('s');
     expect(() => new SecretBox(randomBytes(32)).open(resealed, 'c')).toThrow(
       /neither ENCRYPTION_KEY/,
     );
