@@ -10,7 +10,11 @@ import {
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dropHotWalletKey, gatewayEnvironment } from '../../src/crypto/process-secrets';
+import {
+  forgetSecrets,
+  gatewayEnvironment,
+  hotWalletKeyProblem,
+} from '../../src/crypto/process-secrets';
 import { chainRegistryFromConfig } from '../../src/adapters/chain/chain-registry';
 import { LOCAL_HOT_WALLET_PRIVATE_KEY } from '../../src/embedded/local-chains';
 import { maskString, redactLogLine } from '../../src/logging/redact';
@@ -133,13 +137,45 @@ describe('the gateway and the hot-wallet key', () => {
     expect(env).toEqual({ PATH: '/bin', HOT_WALLET_ADDRESS: HOT_WALLET });
   });
 
-  it('a gateway handed the key anyway drops it before its configuration is read', () => {
+  it('a gateway handed the key anyway refuses to start, naming it', () => {
+    expect(hotWalletKeyProblem({ HOT_WALLET_PRIVATE_KEY: LOCAL_HOT_WALLET_PRIVATE_KEY })).toMatch(
+      /^HOT_WALLET_PRIVATE_KEY: .*job runner only/,
+    );
+    expect(hotWalletKeyProblem({ HOT_WALLET_PRIVATE_KEY: '' })).not.toBeNull();
+    expect(hotWalletKeyProblem({ HOT_WALLET_ADDRESS: HOT_WALLET })).toBeNull();
+  });
+
+  it('processes forget the secrets they read; names that describe secrets stay', () => {
     const env: NodeJS.ProcessEnv = {
-      ...CHAIN_ENV,
+      PATH: '/bin',
+      ENCRYPTION_KEY: 'k',
+      ENCRYPTION_KEY_PREVIOUS: 'p',
       HOT_WALLET_PRIVATE_KEY: LOCAL_HOT_WALLET_PRIVATE_KEY,
+      BANK_WEBHOOK_SECRET: 's',
+      PAYSTACK_SECRET_KEY: 'x',
+      MONNIFY_API_KEY: 'y',
       HOT_WALLET_ADDRESS: HOT_WALLET,
+      WEBHOOK_SECRET_ROTATION_SECONDS: '60',
     };
-    expect(dropHotWalletKey(env)).toBe(true);
+    expect(forgetSecrets(env).sort()).toEqual(
+      [
+        'BANK_WEBHOOK_SECRET',
+        'ENCRYPTION_KEY',
+        'ENCRYPTION_KEY_PREVIOUS',
+        'HOT_WALLET_PRIVATE_KEY',
+        'MONNIFY_API_KEY',
+        'PAYSTACK_SECRET_KEY',
+      ].sort(),
+    );
+    expect(env).toEqual({
+      PATH: '/bin',
+      HOT_WALLET_ADDRESS: HOT_WALLET,
+      WEBHOOK_SECRET_ROTATION_SECONDS: '60',
+    });
+  });
+
+  it('a gateway configured with the address alone cannot sign', () => {
+    const env: NodeJS.ProcessEnv = { ...CHAIN_ENV, HOT_WALLET_ADDRESS: HOT_WALLET };
     const config = loadConfig(env);
     expect(JSON.stringify(config)).not.toContain(LOCAL_HOT_WALLET_PRIVATE_KEY.slice(2));
     const base = chainRegistryFromConfig(config).get('BASE')!;
