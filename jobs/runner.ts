@@ -5,7 +5,7 @@ import { createLogger, stdoutLogs } from '../src/logger';
 import { openOrm } from '../src/db/orm';
 import { requireDatabaseUrl } from '../src/db/database-url';
 import { createServices } from '../src/container';
-import { warnAboutSecrets } from '../src/crypto/process-secrets';
+import { forgetSecrets, warnAboutSecrets } from '../src/crypto/process-secrets';
 import {
   backendName,
   connectAgenda,
@@ -33,6 +33,7 @@ const DEFAULT_LOCK_LIFETIME_MS = 30_000;
  */
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
+  forgetSecrets(process.env);
   const log = createLogger('jobs', config.LOG_LEVEL, stdoutLogs(config.LOG_SYNC));
   const databaseUrl = requireDatabaseUrl(config);
   const orm = await openOrm({ databaseUrl, poolMax: config.DB_POOL_MAX });

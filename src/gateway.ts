@@ -13,20 +13,25 @@ import { VERSION } from './version';
 import { exitGracefullyOnSignals } from './shutdown';
 import { requireDatabaseUrl } from './db/database-url';
 import { DepositEventHub } from './api/subscriptions/deposit-event-hub';
-import { dropHotWalletKey, warnAboutSecrets } from './crypto/process-secrets';
+import { forgetSecrets, hotWalletKeyProblem, warnAboutSecrets } from './crypto/process-secrets';
 
 /**
  * Gateway process: REST /v1, GraphQL and graphql-ws on PORT against DATABASE_URL; `/metrics`
  * and `/admin/graphql` on the internal listener (INTERNAL_PORT).
  */
 async function main(): Promise<void> {
-  const droppedHotWalletKey = dropHotWalletKey(process.env);
+  const problem = hotWalletKeyProblem(process.env);
+  if (problem) {
+    process.stderr.write(`${problem}\n`);
+    process.exit(78); // EX_CONFIG, as for any other configuration problem
+  }
   const config = loadConfigOrExit();
+  forgetSecrets(process.env);
   const logger = createLogger('gateway', config.LOG_LEVEL, stdoutLogs(config.LOG_SYNC));
   const databaseUrl = requireDatabaseUrl(config);
   const orm = await openOrm({ databaseUrl, poolMax: config.DB_POOL_MAX });
   const services = createServices(config, systemClock);
-  warnAboutSecrets(logger, { droppedHotWalletKey, encryption: services.encryption });
+  warnAboutSecrets(logger, { encryption: services.encryption });
   const depositEvents = new DepositEventHub({
     databaseUrl,
     clock: systemClock,

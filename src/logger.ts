@@ -1,5 +1,6 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { redactLogLine } from './logging/redact';
+import { requestLogFields } from './logging/request-serializer';
 
 /**
  * Structured JSON logs (one object a line); secrets and e-mail addresses never reach them.
@@ -14,7 +15,13 @@ import { redactLogLine } from './logging/redact';
  * `destination`: where lines go (default: stdout); tests pass an in-memory stream.
  */
 export function createLogger(name: string, level: string, destination?: DestinationStream): Logger {
-  const options = { name, level, hooks: { streamWrite: redactLogLine } };
+  // `req`: Fastify takes the logger's serializers over its own (src/logging/request-serializer.ts).
+  const options = {
+    name,
+    level,
+    hooks: { streamWrite: redactLogLine },
+    serializers: { req: requestLogFields },
+  };
   return destination ? pino(options, destination) : pino(options);
 }
 

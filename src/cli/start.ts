@@ -16,6 +16,7 @@ import {
 } from '../embedded/local-chains';
 import { spawnEmbeddedPostgres, type PostgresProcess } from '../embedded/pg-process';
 import { serviceNodeFlags } from './node-flags';
+import { childEnvironment } from './start-env';
 import { ensureSandboxKeyFile } from '../crypto/encryption-keys';
 import { gatewayEnvironment } from '../crypto/process-secrets';
 import { ensureSandboxMerchant } from '../embedded/sandbox-seed';
@@ -193,17 +194,11 @@ async function main(): Promise<void> {
 
   // With local chains their RPC URLs, token addresses and hot-wallet key replace any set in the
   // environment: a key meant for real networks must never sign on chains it was not set up for.
-  // Local webhook receivers (a laptop's own port) are the norm here; the environment may say no.
-  // graphql-js skips its development checks (about 8 us of a GraphQL read) under
-  // NODE_ENV=production; it reads the variable when loaded, so it is set for the children.
-  const env = {
-    WEBHOOK_ALLOW_PRIVATE: 'true',
-    ...(config.ONRAMP_ENV === 'production' ? { NODE_ENV: 'production' } : {}),
-    ...process.env,
+  const env = childEnvironment(config.ONRAMP_ENV, process.env, {
     DATABASE_URL: databaseUrl,
     ...chains?.env,
     ...encryptionEnv,
-  };
+  });
   // The gateway gets the hot wallet's address, never its key: only the job runner signs.
   const gateway = startProcess(
     'gateway',

@@ -2,8 +2,10 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 
 /**
  * Every ciphertext starts with this prefix and the id of the key that sealed it:
- * `enc:v1:<key id>:<base64 of iv | tag | ciphertext>`. A stored value without the prefix is a
- * plaintext written before encryption at rest existed (read as is, sealed on the next write).
+ * `enc:v1:<key id>:<base64 of iv | tag | ciphertext>`. A stored value without the prefix is
+ * never used as a secret: it is either a plaintext written before encryption at rest existed
+ * (sealed by `onramp secrets reencrypt`, the one place that accepts it) or a value planted in
+ * the database, which would otherwise escape the context binding every sealed value has.
  */
 const PREFIX = 'enc:v1:';
 const IV_BYTES = 12;
@@ -70,9 +72,14 @@ export class SecretBox {
     return `${PREFIX}${this.currentKeyId}:${sealed}`;
   }
 
-  /** The plaintext of a stored value; a legacy plaintext (no prefix) is returned unchanged. */
+  /** The plaintext of a sealed value; anything else (no prefix) is refused. */
   open(stored: string, context: string): string {
-    if (!isSealed(stored)) return stored;
+    if (!isSealed(stored)) {
+      throw new SecretDecryptError(
+        'value is not sealed (no enc:v1: prefix): a plaintext from before encryption at rest ' +
+          'is sealed by `onramp secrets reencrypt`; anything else was not written by this service',
+      );
+    }
     const rest = stored.slice(PREFIX.length);
     const colon = rest.indexOf(':');
     const id = colon > 0 ? rest.slice(0, colon) : '';
@@ -106,8 +113,15 @@ export class SecretBox {
     return stored.startsWith(`${PREFIX}${this.currentKeyId}:`);
   }
 
-  /** Sealed under the current key: a legacy plaintext or an older key's value is resealed. */
-  reseal(stored: string, context: string): string {
-    return this.isCurrent(stored) ? stored : this.seal(this.open(stored, context), context);
+  /**
+   * Sealed under the current key: an older key's value is resealed. A plaintext from before
+   * encryption at rest is sealed only when the caller says it expects one
+   * (`legacyPlaintext`: the operator's `onramp secrets reencrypt`); otherwise it is refused
+   * like `open` refuses it.
+   */
+  reseal(stored: string, context: string, options: { legacyPlaintext?: boolean } = {}): string {
+    if (this.isCurrent(stored)) return stored;
+    if (options.legacyPlaintext && !isSealed(stored)) return this.seal(stored, context);
+    return this.seal(this.open(stored, context), context);
   }
 }

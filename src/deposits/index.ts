@@ -30,9 +30,7 @@ export { DepositReturnService } from './deposit-returns.service';
 export { ReturnSender } from './return-sender';
 export { ReturnOutcomes } from './return-outcomes';
 export type { AppliedReturnOutcome } from './return-outcomes';
-export {
-  PayerChoiceRefused,
-  ResolutionLinkRefused,
-  ResolutionLinkService,
-} from './resolution-links.service';
+export { ResolutionLinkService } from './resolution-links.service';
+export { PayerChoiceRefused, ResolutionLinkRefused } from './payer-choice';
+export type { PayerChoice } from './payer-choice';
 export type { PayerPageView } from './resolution-links.service';

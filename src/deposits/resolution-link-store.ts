@@ -65,3 +65,33 @@ export async function markUsed(
     [now, choice, id],
   );
 }
+
+/** Wrong account numbers sent through all of a deposit's links (they lock together). */
+export async function wrongAccountAttempts(em: EntityManager, depositId: string): Promise<number> {
+  const rows = await em.getConnection().execute<{ total: number }[]>(
+    `select coalesce(sum(failed_attempts), 0)::int as total
+         from deposit_resolution_links where deposit_id = ?`,
+    [depositId],
+  );
+  return Number(rows[0]?.total ?? 0);
+}
+
+/** One more wrong account number through this link; the deposit's new total. */
+export async function countWrongAccount(
+  tx: EntityManager,
+  linkId: string,
+  depositId: string,
+): Promise<number> {
+  await executeInTransaction(
+    tx,
+    'update deposit_resolution_links set failed_attempts = failed_attempts + 1 where id = ?',
+    [linkId],
+  );
+  const rows = await executeInTransaction<{ total: number }>(
+    tx,
+    `select coalesce(sum(failed_attempts), 0)::int as total
+       from deposit_resolution_links where deposit_id = ?`,
+    [depositId],
+  );
+  return Number(rows[0]?.total ?? 0);
+}

@@ -10,6 +10,11 @@ import { DomainError, ErrorCode } from '../domain/errors';
 import { newId } from '../domain/ids';
 import { dec, type Dec } from '../domain/money';
 import {
+  isPayerAccount,
+  PAYER_ACCOUNT_ATTEMPTS,
+  typedAccountNumber,
+} from '../domain/payer-account';
+import {
   linkLifetimeSeconds,
   payerOptions,
   storedPayerResolution,
@@ -24,32 +29,16 @@ import { returnedToPayer } from '../domain/return-fee';
 import { dueValue } from '../domain/settings-widening';
 import type { AuditLogService } from '../operator';
 import type { DepositResolutionService } from './deposit-resolution.service';
+import { PayerChoiceRefused, ResolutionLinkRefused, type PayerChoice } from './payer-choice';
 import {
+  countWrongAccount,
   findLink,
   insertLink,
   lockLink,
   markUsed,
+  wrongAccountAttempts,
   type ResolutionLinkRow,
 } from './resolution-link-store';
-
-/** Why a link opens nothing: unknown or altered (404), expired or replaced by a newer one (410). */
-export class ResolutionLinkRefused extends Error {
-  override readonly name = 'ResolutionLinkRefused';
-  constructor(readonly refusal: 'unknown' | 'expired' | 'superseded') {
-    super(`resolution link ${refusal}`);
-  }
-}
-
-/**
- * Why a choice was not applied: not a choice (400), not offered (400), no rate to settle at
- * (409, try later), or the deposit was resolved already, by this link or otherwise (409).
- */
-export class PayerChoiceRefused extends Error {
-  override readonly name = 'PayerChoiceRefused';
-  constructor(readonly refusal: 'invalid' | 'not_offered' | 'no_rate' | 'resolved') {
-    super(`payer choice ${refusal}`);
-  }
-}
 
 /** What the payer's page shows; never more of the deposit than this. */
 export interface PayerPageView {
@@ -59,6 +48,8 @@ export interface PayerPageView {
   status: DepositStatus;
   /** What was chosen through this link, once used. */
   chosen: Resolution | null;
+  /** Too many wrong account numbers: no choice through any of the deposit's links. */
+  locked: boolean;
   expiresAt: Date;
   settle: { asset: string; amount: string } | null;
   return: { amountNgn: string; bankCode: string | null; last4: string } | null;
@@ -140,7 +131,8 @@ export class ResolutionLinkService {
     const link = this.usable(token, await findLink(reader, token.linkId));
     const deposit = await reader.findOneOrFail(Deposit, { id: link.deposit_id });
     const merchant = await reader.findOneOrFail(Merchant, { id: link.merchant_id });
-    const offered = link.used_at ? null : await this.offered(reader, deposit, merchant);
+    const locked = (await wrongAccountAttempts(reader, deposit.id)) >= PAYER_ACCOUNT_ATTEMPTS;
+    const offered = link.used_at || locked ? null : await this.offered(reader, deposit, merchant);
     const amountBack = returnedToPayer(dec(deposit.amountNgn), this.options.returnFeeNgn);
     return {
       amountNgn: deposit.amountNgn,
@@ -148,6 +140,7 @@ export class ResolutionLinkService {
       flagReason: deposit.flagReason,
       status: deposit.status,
       chosen: link.choice,
+      locked: locked && !link.used_at,
       expiresAt: token.expiresAt,
       settle: offered?.settle ?? null,
       return: offered?.return
@@ -160,13 +153,19 @@ export class ResolutionLinkService {
     };
   }
 
-  /** Applies the payer's choice once, everything checked again under the deposit's lock. */
-  async choose(em: EntityManager, text: string, choice: unknown): Promise<void> {
+  /**
+   * Applies the payer's choice once, everything checked again under the deposit's lock. The
+   * account number comes first: a wrong one is counted (committed, whatever follows) before
+   * anything about the options is said.
+   */
+  async choose(em: EntityManager, text: string, form: PayerChoice): Promise<void> {
     const token = this.verified(text);
+    const choice = form.choice;
     if (choice !== 'settle' && choice !== 'return') throw new PayerChoiceRefused('invalid');
     const found = await findLink(em.fork(), token.linkId);
     if (!found) throw new ResolutionLinkRefused('unknown');
-    await retryOnConflict(() =>
+    const typed = typedAccountNumber(form.accountNumber);
+    const refusal = await retryOnConflict(() =>
       em.fork().transactional(async (tx) => {
         // The deposit first, then the link: the order link creation takes them in.
         const deposit = await tx.findOneOrFail(
@@ -178,11 +177,31 @@ export class ResolutionLinkService {
         if (link?.used_at) throw new PayerChoiceRefused('resolved');
         this.usable(token, link);
         if (deposit.status !== 'FLAGGED') throw new PayerChoiceRefused('resolved');
+        const actor = `payer:link:${token.linkId}`;
+        const via = { link_id: token.linkId, client_address: form.clientAddress };
+        if ((await wrongAccountAttempts(tx, deposit.id)) >= PAYER_ACCOUNT_ATTEMPTS) {
+          throw new PayerChoiceRefused('locked');
+        }
+        if (typed === null) throw new PayerChoiceRefused('no_account');
+        if (!isPayerAccount(deposit.senderAccount, typed)) {
+          const wrong = await countWrongAccount(tx, token.linkId, deposit.id);
+          if (wrong >= PAYER_ACCOUNT_ATTEMPTS) {
+            await this.auditLog.record(tx, {
+              actor,
+              action: 'deposit.payer_link_locked',
+              targetType: 'deposit',
+              targetId: deposit.id,
+              before: null,
+              after: { wrong_account_numbers: wrong, ...via },
+            });
+          }
+          // Returned, not thrown: the count must commit.
+          return new PayerChoiceRefused('wrong_account', PAYER_ACCOUNT_ATTEMPTS - wrong);
+        }
         const merchant = await tx.findOneOrFail(Merchant, { id: deposit.merchantId });
         const offered = await this.offered(tx, deposit, merchant);
         if (!offered[choice]) throw new PayerChoiceRefused('not_offered');
         const before = { status: deposit.status, flag_reason: deposit.flagReason };
-        const actor = `payer:link:${token.linkId}`;
         try {
           await this.resolutions.resolveLocked(tx, deposit, choice, actor);
         } catch (error) {
@@ -198,10 +217,12 @@ export class ResolutionLinkService {
           targetType: 'deposit',
           targetId: deposit.id,
           before,
-          after: { status: deposit.status, amount_asset: deposit.amountAsset },
+          after: { status: deposit.status, amount_asset: deposit.amountAsset, ...via },
         });
+        return null;
       }),
     );
+    if (refusal) throw refusal;
   }
 
   /** The signature first (no lookup for an altered token), then the signed expiry. */

@@ -45,7 +45,10 @@ export interface PayerOptions {
 }
 
 export function payerOptions(facts: PayerOptionFacts): PayerOptions {
-  if (facts.status !== 'FLAGGED') return { settle: false, return: false };
+  // The payer proves himself with the account he paid from: unknown, he can choose nothing.
+  if (facts.status !== 'FLAGGED' || !facts.senderAccountKnown) {
+    return { settle: false, return: false };
+  }
   return {
     settle:
       facts.allowSettle &&

@@ -27,13 +27,17 @@
  *    - e-mail addresses -> `[redacted email]`;
  *    - `name=value`, `name: value`, `"name":"value"` inside a string (a quoted JSON body, a
  *      util.inspect dump, an env line) where `name` passes rule 1 -> `name=[redacted]`.
+ *    - a payer resolution link: whatever follows `/pay/resolve/` (any case) up to a space, quote,
+ *      `?` or `#` -> `/pay/resolve/[redacted]`, and a link's token anywhere (`rsl_<id>.<expiry>.
+ *      <signature>`, dots possibly percent-encoded) -> `rsl_<id>.[redacted]`: the token is the
+ *      payer's credential, the link id alone is not;
  *    0x + 64 hex is NOT a value pattern: it is also the shape of a transaction hash, which logs
  *    must keep. A private key is masked only by its name (rule 1, or the `name=value` form).
  *
  * Neither rule touches the caller's objects: only the serialized line is rewritten.
  *
  * Cost: one regex test per line (about 1 us) when the line holds no secret-ish name and no
- * pattern literal (`sk_`, `oc_`, `op_`, `whsec_`, `bearer`, `@`); otherwise the line is
+ * pattern literal (`sk_`, `oc_`, `op_`, `whsec_`, `bearer`, `@`, `rsl_`, `/pay/resolve/`); otherwise the line is
  * tokenized and its strings masked (tens of us for a line with a stack trace).
  *
  * Known over-masking, accepted: prose "a Bearer token" becomes "a Bearer [redacted]"; an id
@@ -88,6 +92,16 @@ const EMAIL =
 const NAMED_VALUE =
   /(?<![A-Za-z0-9_-])([A-Za-z][A-Za-z0-9_-]*)(["']?\s*[:=]\s*)(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|((?:(?:[Bb]earer|[Bb]asic|[Dd]igest)\s+)?(?:[^\s"',;&)}[\]]*\[redacted\]|[^\s"',;&)}\]]+)))/g;
 
+const PAYER_LINK_PATH = /(\/pay\/resolve\/)[^\s"'?#]+/gi;
+const RESOLUTION_TOKEN =
+  /(?<![A-Za-z0-9])(rsl_[0-9A-Za-z]{26})(?:\.|%2e)[0-9]+(?:\.|%2e)[A-Za-z0-9_-]+/gi;
+
+/** Payer resolution links and tokens masked (rule 2's link part; the request serializer too). */
+export function maskPayerLinks(text: string): string {
+  if (!/rsl_|\/pay\/resolve\//i.test(text)) return text;
+  return text.replace(PAYER_LINK_PATH, `$1${REDACTED}`).replace(RESOLUTION_TOKEN, `$1.${REDACTED}`);
+}
+
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
@@ -109,7 +123,7 @@ const SECRET_NAME_HINT = new RegExp(
 /** Rule 2 on one string; returns the same string when nothing matched. */
 export function maskString(text: string): string {
   // Each pattern runs only when its literal part is there: most strings (stacks) skip them all.
-  let out = text;
+  let out = maskPayerLinks(text);
   if (out.includes('_')) out = out.replace(PREFIXED_SECRET, `$1${REDACTED}`);
   out = out.replace(BEARER, `$1 ${REDACTED}`);
   if (out.includes('@')) {
@@ -136,7 +150,7 @@ export function maskString(text: string): string {
  * name, or the literal part of a value pattern. Other lines are written untouched.
  */
 const MAYBE_SENSITIVE = new RegExp(
-  `${SECRET_NAME_HINT.source}|sk_test_|sk_live_|whsec_|oc_|op_|bearer|@`,
+  `${SECRET_NAME_HINT.source}|sk_test_|sk_live_|whsec_|oc_|op_|bearer|@|rsl_|/pay/resolve/`,
   'iu',
 );
 

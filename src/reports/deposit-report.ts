@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../context/request-context';
-import { csvRecord, csvText } from '../domain/csv';
+import { csvNumber, csvRecord } from '../domain/csv';
 import { lagosDay } from '../domain/lagos-day';
 import type { ReportRange } from '../domain/report-range';
 import { exportDeposits, publicDeposit, type DepositView } from '../deposits';
@@ -38,18 +38,18 @@ function depositRecord(view: DepositView): string {
     d.created_at,
     lagosDay(view.createdAt),
     d.status,
-    d.amount_ngn,
-    d.amount_asset,
+    csvNumber(d.amount_ngn),
+    csvNumber(d.amount_asset),
     d.asset,
     d.chain,
     d.rate_id,
     d.onramp_id,
-    csvText(d.payment_reference),
-    csvText(d.bank_reference),
-    csvText(d.user_email),
-    csvText(d.payer.account_name),
+    d.payment_reference,
+    d.bank_reference,
+    d.user_email,
+    d.payer.account_name,
     d.payer.account_number_last4,
-    csvText(d.payer.bank_code),
+    d.payer.bank_code,
     d.tx_hash,
     d.flag_reason,
     d.failure_reason,

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../context/request-context';
-import { csvRecord } from '../domain/csv';
+import { csvNumber, csvRecord } from '../domain/csv';
 import { lagosDay } from '../domain/lagos-day';
 import type { ReportRange } from '../domain/report-range';
 import { exportMerchantPostings, type MerchantPosting } from '../ledger';
@@ -42,8 +42,8 @@ function postingRecord(p: MerchantPosting, withdrawals: Map<string, string>): st
     p.bucket,
     p.currency,
     p.direction,
-    p.amount,
-    net(p),
+    csvNumber(p.amount),
+    csvNumber(net(p)),
     p.depositId,
     p.payoutId === null ? null : (withdrawals.get(p.payoutId) ?? null),
     p.memo,

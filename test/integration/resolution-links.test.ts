@@ -31,6 +31,13 @@ describe('payer resolution links (real PostgreSQL, manual clock)', () => {
   });
 
   const em = () => orm.em.fork();
+  const CLIENT = '203.0.113.7';
+  /** The payer's form: his choice and the account he paid from. */
+  const payer = (choice: string, accountNumber: unknown = PAYER.senderAccount) => ({
+    choice,
+    accountNumber,
+    clientAddress: CLIENT,
+  });
   const tokenOf = (url: string) => url.split('/pay/resolve/')[1];
   const refusal = (run: Promise<unknown>) =>
     run.then(
@@ -74,7 +81,9 @@ describe('payer resolution links (real PostgreSQL, manual clock)', () => {
     });
     clock.advance(1_000);
     expect(await refusal(services.resolutionLinks.view(em(), token))).toBe('expired');
-    expect(await refusal(services.resolutionLinks.choose(em(), token, 'return'))).toBe('expired');
+    expect(await refusal(services.resolutionLinks.choose(em(), token, payer('return')))).toBe(
+      'expired',
+    );
     expect((await kit.reload(deposit.id)).status).toBe('FLAGGED');
   });
 
@@ -85,9 +94,9 @@ describe('payer resolution links (real PostgreSQL, manual clock)', () => {
       (await services.resolutionLinks.create(em(), merchant, deposit.id, 600)).url,
     );
     const outcomes = await Promise.all([
-      refusal(services.resolutionLinks.choose(em(), token, 'return')),
-      refusal(services.resolutionLinks.choose(em(), token, 'return')),
-      refusal(services.resolutionLinks.choose(em(), token, 'return')),
+      refusal(services.resolutionLinks.choose(em(), token, payer('return'))),
+      refusal(services.resolutionLinks.choose(em(), token, payer('return'))),
+      refusal(services.resolutionLinks.choose(em(), token, payer('return'))),
     ]);
     expect(outcomes.sort()).toEqual(['applied', 'resolved', 'resolved']);
     expect((await kit.reload(deposit.id)).status).toBe('RETURNING');
@@ -115,10 +124,12 @@ describe('payer resolution links (real PostgreSQL, manual clock)', () => {
       (await services.resolutionLinks.create(em(), merchant, deposit.id, 86_400)).url,
     );
     expect((await services.resolutionLinks.view(em(), first)).settle).toBeNull();
-    expect(await refusal(services.resolutionLinks.choose(em(), first, 'settle'))).toBe(
+    expect(await refusal(services.resolutionLinks.choose(em(), first, payer('settle')))).toBe(
       'not_offered',
     );
-    expect(await refusal(services.resolutionLinks.choose(em(), first, 'both'))).toBe('invalid');
+    expect(await refusal(services.resolutionLinks.choose(em(), first, payer('both')))).toBe(
+      'invalid',
+    );
 
     await services.merchantSettings.update(
       em(),
@@ -136,9 +147,93 @@ describe('payer resolution links (real PostgreSQL, manual clock)', () => {
 
     await services.operator.setMerchantFrozen(em(), 'test', merchant, true);
     expect((await services.resolutionLinks.view(em(), second)).settle).toBeNull();
-    expect(await refusal(services.resolutionLinks.choose(em(), second, 'settle'))).toBe(
+    expect(await refusal(services.resolutionLinks.choose(em(), second, payer('settle')))).toBe(
       'not_offered',
     );
+  });
+
+  it('only the payer’s full account number chooses; wrong ones lock the deposit’s links', async () => {
+    const merchant = await kit.merchant();
+    const deposit = await lateDeposit(merchant);
+    const first = tokenOf(
+      (await services.resolutionLinks.create(em(), merchant, deposit.id, undefined)).url,
+    );
+    // What the merchant knows (the last 4 digits) is not enough; missing or malformed is not
+    // counted (it tells nothing), a well-formed wrong number is.
+    const missing = { choice: 'return', accountNumber: undefined, clientAddress: CLIENT };
+    expect(await refusal(services.resolutionLinks.choose(em(), first, missing))).toBe('no_account');
+    for (const typed of [null, '', '6789', '01234567890', 'abcdefghij', ['0123456789']]) {
+      expect(
+        await refusal(services.resolutionLinks.choose(em(), first, payer('return', typed))),
+      ).toBe('no_account');
+    }
+    const attempts = async () =>
+      (
+        await em()
+          .getConnection()
+          .execute<{ n: number }[]>(
+            'select sum(failed_attempts)::int as n from deposit_resolution_links where deposit_id = ?',
+            [deposit.id],
+          )
+      )[0].n;
+    expect(await attempts()).toBe(0);
+    const wrong = (token: string, typed: string) =>
+      services.resolutionLinks.choose(em(), token, payer('return', typed)).then(
+        () => null,
+        (error: PayerChoiceRefused) => [error.refusal, error.attemptsLeft],
+      );
+    expect(await wrong(first, '1123456789')).toEqual(['wrong_account', 4]);
+    expect(await wrong(first, '0123 456 788')).toEqual(['wrong_account', 3]);
+    // A new link does not start the count again: they lock together.
+    const second = tokenOf(
+      (await services.resolutionLinks.create(em(), merchant, deposit.id, undefined)).url,
+    );
+    expect(await wrong(second, '9999999999')).toEqual(['wrong_account', 2]);
+    expect(await wrong(second, '0000000000')).toEqual(['wrong_account', 1]);
+    expect((await kit.reload(deposit.id)).status).toBe('FLAGGED');
+    expect(await wrong(second, '1111111111')).toEqual(['wrong_account', 0]);
+    expect(await attempts()).toBe(5);
+    // Locked: even the right number chooses nothing now, and the page offers nothing.
+    expect(await refusal(services.resolutionLinks.choose(em(), second, payer('return')))).toBe(
+      'locked',
+    );
+    expect(await services.resolutionLinks.view(em(), second)).toMatchObject({
+      locked: true,
+      settle: null,
+      return: null,
+    });
+    expect((await kit.reload(deposit.id)).status).toBe('FLAGGED');
+    const [locked] = await em()
+      .getConnection()
+      .execute<{ actor: string; after: Record<string, unknown> }[]>(
+        "select actor, after from audit_log where target_id = ? and action = 'deposit.payer_link_locked'",
+        [deposit.id],
+      );
+    expect(locked.actor).toBe(`payer:link:${second.split('.')[0]}`);
+    expect(locked.after).toMatchObject({ wrong_account_numbers: 5, client_address: CLIENT });
+  });
+
+  it('the audit entry of a link choice names the link and the client address', async () => {
+    const merchant = await kit.merchant();
+    const deposit = await lateDeposit(merchant);
+    const token = tokenOf(
+      (await services.resolutionLinks.create(em(), merchant, deposit.id, undefined)).url,
+    );
+    // Grouped as people write it: spaces and hyphens are dropped.
+    await services.resolutionLinks.choose(em(), token, payer('return', '0123-456 789'));
+    expect((await kit.reload(deposit.id)).status).toBe('RETURNING');
+    const linkId = token.split('.')[0];
+    const [entry] = await em()
+      .getConnection()
+      .execute<{ actor: string; action: string; after: Record<string, unknown> }[]>(
+        "select actor, action, after from audit_log where target_id = ? and action like 'deposit.payer%'",
+        [deposit.id],
+      );
+    expect(entry).toMatchObject({
+      actor: `payer:link:${linkId}`,
+      action: 'deposit.payer_resolve_return',
+      after: { status: 'RETURNING', link_id: linkId, client_address: CLIENT },
+    });
   });
 
   it('production without PUBLIC_URL refuses to mint links', async () => {

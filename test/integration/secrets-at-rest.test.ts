@@ -85,19 +85,46 @@ describe('secrets at rest (real PostgreSQL)', () => {
     await sql('delete from webhook_endpoints where merchant_id = ?', [b.merchantId]);
   });
 
-  it('reads a plaintext secret stored before, and seals it on the next write', async () => {
+  it('refuses a plaintext secret where a sealed one is expected; reencrypt seals it', async () => {
     const services = servicesWith({ ENCRYPTION_KEY: first });
     const { merchantId } = await merchantWithEndpoint(services);
-    const legacy = `whsec_${randomBytes(32).toString('base64')}`;
+    // A value planted in the row (or left from before encryption at rest): no prefix, no
+    // context binding. It must not sign anything.
+    const planted = `whsec_${randomBytes(32).toString('base64')}`;
     await sql('update webhook_endpoints set secret = ? where merchant_id = ?', [
-      legacy,
+      planted,
       merchantId,
     ]);
-    expect((await services.webhookEndpoints.get(orm.em.fork(), merchantId))!.secret).toBe(legacy);
+    await expect(services.webhookEndpoints.get(orm.em.fork(), merchantId)).rejects.toThrow(
+      /not sealed/,
+    );
+    await expect(services.webhookEndpoints.set(orm.em.fork(), merchantId, HOOK)).rejects.toThrow(
+      SecretDecryptError,
+    );
+    expect((await endpointRow(merchantId)).secret).toBe(planted);
+    // A stored idempotent answer that is not sealed is refused too, not replayed.
+    const expires = new Date(clock.now().getTime() + 3_600_000);
+    await sql(
+      `insert into idempotency_keys (merchant_id, key, method, path, request_hash, state,
+         response_status, response_body, response_sealed, created_at, expires_at)
+       values (?, 'planted', 'POST', '/v1/onramp', 'h', 'COMPLETED', 201, null, ?, ?, ?)`,
+      [merchantId, '{"client_secret":"oc_planted"}', clock.now(), expires],
+    );
+    await expect(
+      services.idempotency.begin(orm.em.fork(), {
+        merchantId,
+        key: 'planted',
+        method: 'POST',
+        path: '/v1/onramp',
+        requestHash: 'h',
+      }),
+    ).rejects.toThrow(/not sealed/);
+    await sql('delete from idempotency_keys where key = ?', ['planted']);
 
-    const again = await services.webhookEndpoints.set(orm.em.fork(), merchantId, HOOK);
-    expect(again.secret).toBe(legacy);
+    // The operator's command is the one path that takes a plaintext from before: it seals it.
+    await onrampCli(databaseUrl, ['secrets', 'reencrypt', '--json'], { ENCRYPTION_KEY: first });
     expect((await endpointRow(merchantId)).secret).toMatch(/^enc:v1:/);
+    expect((await services.webhookEndpoints.get(orm.em.fork(), merchantId))!.secret).toBe(planted);
   });
 
   it('opens values of ENCRYPTION_KEY_PREVIOUS; reencrypt moves everything to the current key', async () => {

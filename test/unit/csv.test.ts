@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import { csvField, csvRecord, csvText, parseCsv } from '../../src/domain/csv';
+import { csvField, csvNumber, csvRecord, csvText, parseCsv } from '../../src/domain/csv';
 
 /** A seeded generator, so a failing case replays (mulberry32). */
 function seeded(seed: number): () => number {
@@ -30,7 +30,27 @@ describe('RFC 4180 CSV', () => {
     expect(csvText('Ada Obi')).toBe('Ada Obi');
     expect(csvText(null)).toBeNull();
     // Amounts are not text: a negative net stays a number.
-    expect(csvRecord(['-25.000000'])).toBe('-25.000000\r\n');
+    expect(csvRecord([csvNumber('-25.000000')])).toBe('-25.000000\r\n');
+  });
+
+  it('treats every cell as text unless it is an amount: reasons and account digits included', () => {
+    // What a bank or a person can put in a flag or failure reason, a name, an account's digits.
+    const cells = ['=HYPERLINK("http://x","y")', '+1', '-2+3', '@A1', '\tx', '\rx', '=1+2'];
+    expect(parseCsv(csvRecord(cells))[0]).toEqual(cells.map((c) => `'${c}`));
+    // Starting elsewhere: untouched, even with a formula character inside.
+    expect(csvRecord(['Ada =Obi', 'Underpaid', '6789', 'a-b'])).toBe(
+      'Ada =Obi,Underpaid,6789,a-b\r\n',
+    );
+    // A negative amount given as text would be defused: amounts go through csvNumber.
+    expect(csvRecord(['-1500.00'])).toBe("'-1500.00\r\n");
+    expect(csvRecord([csvNumber('-1500.00'), csvNumber('20000.00'), csvNumber(null)])).toBe(
+      '-1500.00,20000.00,\r\n',
+    );
+    // Only exact decimals are numbers: anything else given as an amount is text, defused.
+    for (const fake of ['-1+2', '=1', '1e5', '-', '- 1', '1.', '.5', '-0x10']) {
+      expect(parseCsv(csvRecord([csvNumber(fake)]))[0][0]).toBe(csvText(fake));
+    }
+    expect(csvRecord([csvNumber('-1+2')])).toBe("'-1+2\r\n");
   });
 
   it('parses back, by an independent parser and its own, to the same fields (seeded)', () => {
@@ -46,8 +66,10 @@ describe('RFC 4180 CSV', () => {
         ),
       );
       const text = records.map((r) => csvRecord(r)).join('');
-      expect(parse(text, { relax_column_count: false })).toEqual(records);
-      expect(parseCsv(text)).toEqual(records);
+      // What is read back is the text as written: defused where it started like a formula.
+      const written = records.map((r) => r.map((cell) => csvText(cell)));
+      expect(parse(text, { relax_column_count: false })).toEqual(written);
+      expect(parseCsv(text)).toEqual(written);
     }
   });
 });

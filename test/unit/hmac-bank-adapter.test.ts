@@ -252,6 +252,30 @@ describe('HmacBankAdapter', () => {
       }
     });
 
+    it('refuses account numbers that are not 10 digits, the credited one and the payer’s', () => {
+      for (const bad of [
+        '012345678',
+        '01234567890',
+        '01234S6789',
+        ' 0123456789',
+        '0123-45678',
+        '١٢٣٤٥٦٧٨٩٠',
+        '=1+2345678',
+      ]) {
+        expectBadBody(received({ account_number: bad }), invalid, 'data.account_number');
+        expectBadBody(
+          received({ sender_account_number: bad }),
+          invalid,
+          'data.sender_account_number',
+        );
+      }
+      expectBadBody(
+        received({ sender_account_number: 9876543210 }),
+        invalid,
+        'data.sender_account_number',
+      );
+    });
+
     it('refuses a currency other than NGN', () => {
       for (const currency of ['USD', 'ngn', 'NGN ', 566]) {
         expectBadBody(received({ currency }), invalid, 'data.currency');
@@ -280,6 +304,13 @@ describe('HmacBankAdapter', () => {
         type: 'transfer.received',
         transfer: { amountNgn: '5000.50', senderName: null },
       });
+      // The payer's account left out, null or empty: not known, not refused.
+      for (const unknown of [undefined, null, '']) {
+        const without = received({ sender_account_number: unknown });
+        expect(adapter().parse(without, headers(without))).toMatchObject({
+          transfer: { senderAccount: null },
+        });
+      }
     });
   });
 

@@ -296,3 +296,40 @@ describe('createLogger (a real pino logger writing to a stream)', () => {
     expect(lines).toHaveLength(1);
   });
 });
+
+describe('payer resolution links (their token is the payer’s credential)', () => {
+  const LINK_ID = 'rsl_01JDQX7A8B9C0D1E2F3G4H5J6K';
+  const SIGNATURE = '3q2-7wAbCdEfGhIjKlMnOpQrStUvWxYz0123456789_';
+  const TOKEN = `${LINK_ID}.1764151200.${SIGNATURE}`;
+
+  it('masks the path after /pay/resolve/ and a token anywhere, keeping the link id', () => {
+    expect(maskString(`/pay/resolve/${TOKEN}`)).toBe(`/pay/resolve/${REDACTED}`);
+    expect(maskString(`/pay/resolve/${TOKEN}?utm=1`)).toBe(`/pay/resolve/${REDACTED}?utm=1`);
+    expect(maskString(`/PAY/Resolve/${TOKEN}/x`)).toBe(`/PAY/Resolve/${REDACTED}`);
+    expect(maskString(`link https://pay.example.com/pay/resolve/${TOKEN} sent`)).toBe(
+      `link https://pay.example.com/pay/resolve/${REDACTED} sent`,
+    );
+    expect(maskString(`token ${TOKEN.replace(/\./g, '%2E')} seen`)).toBe(
+      `token ${LINK_ID}.${REDACTED} seen`,
+    );
+    expect(maskString(`chose through ${TOKEN}`)).toBe(`chose through ${LINK_ID}.${REDACTED}`);
+    // The link id alone is no credential: kept.
+    expect(maskString(`actor payer:link:${LINK_ID}`)).toBe(`actor payer:link:${LINK_ID}`);
+  });
+
+  it('a request line of the page or the choice never holds the token (request serializer)', () => {
+    const { log, lines, entries } = memoryLogger();
+    for (const url of [`/pay/resolve/${TOKEN}`, `/pay/resolve/${TOKEN}?choice=x`]) {
+      log.info(
+        { req: { method: 'POST', url, ip: '203.0.113.7', headers: {}, host: 'h' } },
+        'request completed',
+      );
+    }
+    expect(lines.join('')).not.toContain(SIGNATURE);
+    expect(entries()[0].req).toMatchObject({
+      method: 'POST',
+      url: `/pay/resolve/${REDACTED}`,
+      remoteAddress: '203.0.113.7',
+    });
+  });
+});

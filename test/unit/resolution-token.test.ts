@@ -88,6 +88,13 @@ describe('what a payer may choose', () => {
     expect(payerOptions(facts())).toEqual({ settle: true, return: true });
   });
 
+  it('offers nothing when the sender account is unknown: the payer could not prove himself', () => {
+    expect(payerOptions(facts({ senderAccountKnown: false }))).toEqual({
+      settle: false,
+      return: false,
+    });
+  });
+
   it('never offers settle unless allowed, fixable, active and plannable', () => {
     expect(payerOptions(facts({ allowSettle: false })).settle).toBe(false);
     expect(payerOptions(facts({ merchantActive: false })).settle).toBe(false);

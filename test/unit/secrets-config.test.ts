@@ -10,7 +10,11 @@ import {
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dropHotWalletKey, gatewayEnvironment } from '../../src/crypto/process-secrets';
+import {
+  forgetSecrets,
+  gatewayEnvironment,
+  hotWalletKeyProblem,
+} from '../../src/crypto/process-secrets';
 import { chainRegistryFromConfig } from '../../src/adapters/chain/chain-registry';
 import { LOCAL_HOT_WALLET_PRIVATE_KEY } from '../../src/embedded/local-chains';
 import { maskString, redactLogLine } from '../../src/logging/redact';
@@ -93,13 +97,22 @@ describe('SecretBox', () => {
     expect(() => box.open(a, 'other')).toThrow(SecretDecryptError);
   });
 
-  it('opens values of a previous key, reseals them under the current one, passes legacy plaintext', () => {
+  it('opens values of a previous key, reseals them under the current one, refuses plaintext', () => {
     const sealedOld = new SecretBox(old).seal('s', 'c');
     expect(box.open(sealedOld, 'c')).toBe('s');
     expect(box.isCurrent(sealedOld)).toBe(false);
     const resealed = box.reseal(sealedOld, 'c');
     expect(box.isCurrent(resealed)).toBe(true);
-    expect(box.open('whsec_plain', 'c')).toBe('whsec_plain');
+    // An unprefixed value is never a secret: refused, except by the operator's reencrypt.
+    expect(() => box.open('whsec_plain', 'c')).toThrow(/not sealed/);
+    expect(() => box.open('', 'c')).toThrow(SecretDecryptError);
+    expect(() => box.reseal('whsec_plain', 'c')).toThrow(/not sealed/);
+    const sealedLegacy = box.reseal('whsec_plain', 'c', { legacyPlaintext: true });
+    expect(box.isCurrent(sealedLegacy)).toBe(true);
+    expect(box.open(sealedLegacy, 'c')).toBe('whsec_plain');
+    // A sealed value is not taken for a plaintext, even when the caller expects legacy ones.
+    expect(box.reseal(sealedOld, 'c', { legacyPlaintext: true })).not.toContain('enc:v1:enc:');
+    expect(box.open(box.reseal(sealedOld, 'c', { legacyPlaintext: true }), 'c')).toBe('s');
     expect(() => new SecretBox(randomBytes(32)).open(resealed, 'c')).toThrow(
       /neither ENCRYPTION_KEY/,
     );
@@ -124,13 +137,45 @@ describe('the gateway and the hot-wallet key', () => {
     expect(env).toEqual({ PATH: '/bin', HOT_WALLET_ADDRESS: HOT_WALLET });
   });
 
-  it('a gateway handed the key anyway drops it before its configuration is read', () => {
+  it('a gateway handed the key anyway refuses to start, naming it', () => {
+    expect(hotWalletKeyProblem({ HOT_WALLET_PRIVATE_KEY: LOCAL_HOT_WALLET_PRIVATE_KEY })).toMatch(
+      /^HOT_WALLET_PRIVATE_KEY: .*job runner only/,
+    );
+    expect(hotWalletKeyProblem({ HOT_WALLET_PRIVATE_KEY: '' })).not.toBeNull();
+    expect(hotWalletKeyProblem({ HOT_WALLET_ADDRESS: HOT_WALLET })).toBeNull();
+  });
+
+  it('processes forget the secrets they read; names that describe secrets stay', () => {
     const env: NodeJS.ProcessEnv = {
-      ...CHAIN_ENV,
+      PATH: '/bin',
+      ENCRYPTION_KEY: 'k',
+      ENCRYPTION_KEY_PREVIOUS: 'p',
       HOT_WALLET_PRIVATE_KEY: LOCAL_HOT_WALLET_PRIVATE_KEY,
+      BANK_WEBHOOK_SECRET: 's',
+      PAYSTACK_SECRET_KEY: 'x',
+      MONNIFY_API_KEY: 'y',
       HOT_WALLET_ADDRESS: HOT_WALLET,
+      WEBHOOK_SECRET_ROTATION_SECONDS: '60',
     };
-    expect(dropHotWalletKey(env)).toBe(true);
+    expect(forgetSecrets(env).sort()).toEqual(
+      [
+        'BANK_WEBHOOK_SECRET',
+        'ENCRYPTION_KEY',
+        'ENCRYPTION_KEY_PREVIOUS',
+        'HOT_WALLET_PRIVATE_KEY',
+        'MONNIFY_API_KEY',
+        'PAYSTACK_SECRET_KEY',
+      ].sort(),
+    );
+    expect(env).toEqual({
+      PATH: '/bin',
+      HOT_WALLET_ADDRESS: HOT_WALLET,
+      WEBHOOK_SECRET_ROTATION_SECONDS: '60',
+    });
+  });
+
+  it('a gateway configured with the address alone cannot sign', () => {
+    const env: NodeJS.ProcessEnv = { ...CHAIN_ENV, HOT_WALLET_ADDRESS: HOT_WALLET };
     const config = loadConfig(env);
     expect(JSON.stringify(config)).not.toContain(LOCAL_HOT_WALLET_PRIVATE_KEY.slice(2));
     const base = chainRegistryFromConfig(config).get('BASE')!;

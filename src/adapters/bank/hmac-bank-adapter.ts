@@ -70,6 +70,22 @@ function optionalString(data: Json, field: string): string | null {
   return value;
 }
 
+const TEN_DIGITS = /^[0-9]{10}$/;
+
+/**
+ * An account number of the notification (the credited virtual account, the payer's): a
+ * 10-digit NUBAN or the notification is refused, so nothing else reaches the deposit, its
+ * last 4 digits shown to the merchant, a return or a report. An optional one left out (absent,
+ * null or "") means the bank does not know it.
+ */
+function accountNumber(value: string | null, field: string): string | null {
+  if (value === null || value === '') return null;
+  if (!TEN_DIGITS.test(value)) {
+    throw BankPayloadError.invalid(`data.${field}`, 'must be a 10-digit account number (NUBAN)');
+  }
+  return value;
+}
+
 function optionalDateTime(data: Json, field: string): Date | undefined {
   const value = optionalString(data, field);
   if (value === null) return undefined;
@@ -187,7 +203,12 @@ export class HmacBankAdapter implements BankNotificationAdapter {
       };
     }
 
-    const accountNumber = requiredString(data, 'account_number');
+    const credited = accountNumber(requiredString(data, 'account_number'), 'account_number')!;
+    // Read now: a bad payer account refuses the notification before anything else is said.
+    const senderAccount = accountNumber(
+      optionalString(data, 'sender_account_number'),
+      'sender_account_number',
+    );
     const amount = data.amount;
     if (amount === undefined || amount === null || amount === '') {
       throw BankPayloadError.missing('data.amount');
@@ -205,11 +226,11 @@ export class HmacBankAdapter implements BankNotificationAdapter {
     return {
       type: 'transfer.received',
       transfer: {
-        accountNumber,
+        accountNumber: credited,
         amountNgn: amount,
         bankReference,
         senderName: optionalString(data, 'sender_name'),
-        senderAccount: optionalString(data, 'sender_account_number'),
+        senderAccount,
         senderBank: optionalString(data, 'sender_bank'),
         ...(transferredAt ? { transferredAt } : {}),
       },

@@ -52,6 +52,23 @@ function page(status: number, title: string, content: SafeHtml): RenderedPage {
   };
 }
 
+/**
+ * The full number of the account the payer paid from: the merchant sees only its last 4
+ * digits, so only the payer can choose (docs/api.md, "Payer resolution links").
+ */
+const accountField = (form: string) =>
+  html`<p>
+    <label for="account-${form}">The 10-digit number of the account you paid from</label><br />
+    <input
+      id="account-${form}"
+      name="account_number"
+      inputmode="numeric"
+      autocomplete="off"
+      maxlength="14"
+      required
+    />
+  </p>`;
+
 const CHOSEN_TEXT = { settle: 'convert at the current rate', return: 'return the money' } as const;
 
 /** The link's page: the choices while the deposit waits, otherwise where it stands. */
@@ -72,9 +89,21 @@ export function resolutionPage(view: PayerPageView): RenderedPage {
         <p id="outcome" data-status="${view.status}">${payerStatusText(view.status)}</p>`,
     );
   }
+  if (view.locked) {
+    return page(
+      403,
+      'Your transfer',
+      html`${header}
+        <p id="locked">
+          Too many wrong account numbers were entered: this transfer can no longer be decided here.
+          The merchant will contact you.
+        </p>`,
+    );
+  }
   const settle = view.settle
     ? html`<form method="post" id="settle">
         <input type="hidden" name="choice" value="settle" />
+        ${accountField('settle')}
         <p><strong>Convert at today's rate</strong></p>
         <p>You will be credited <strong>${view.settle.amount} ${view.settle.asset}</strong>.</p>
         <button type="submit">Convert</button>
@@ -83,6 +112,7 @@ export function resolutionPage(view: PayerPageView): RenderedPage {
   const back = view.return
     ? html`<form method="post" id="return">
         <input type="hidden" name="choice" value="return" />
+        ${accountField('return')}
         <p><strong>Return my money</strong></p>
         <p>
           <strong>${naira(view.return.amountNgn)}</strong> back to account

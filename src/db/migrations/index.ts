@@ -22,19 +22,14 @@ import { Migration20261125120000_resolution_links } from './Migration20261125120
 import { Migration20261125120200_rates_published } from './Migration20261125120200_rates_published';
 import { Migration20261128150100_settings_pending } from './Migration20261128150100_settings_pending';
 import { Migration20261128150300_reversal_during_return } from './Migration20261128150300_reversal_during_return';
+import { Migration20261128150700_resolution_link_attempts } from './Migration20261128150700_resolution_link_attempts';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
-  { name: 'Migration20261122000100_foundation', class: Migration20261122000100_foundation },
-  { name: 'Migration20261122000200_onramps', class: Migration20261122000200_onramps },
-  { name: 'Migration20261122000300_deposits', class: Migration20261122000300_deposits },
-  { name: 'Migration20261122000400_payouts', class: Migration20261122000400_payouts },
-  { name: 'Migration20261122000500_webhooks', class: Migration20261122000500_webhooks },
   {
     name: 'Migration20261122000600_dashboard_sessions',
     class: Migration20261122000600_dashboard_sessions,
   },
-  { name: 'Migration20261122000700_operations', class: Migration20261122000700_operations },
   {
     name: 'Migration20261124000800_credential_revocations',
     class: Migration20261124000800_credential_revocations,
@@ -55,7 +50,6 @@ export const migrationsList = [
     name: 'Migration20261125000200_lean_ledger_events',
     class: Migration20261125000200_lean_ledger_events,
   },
-  { name: 'Migration20261125000400_lean_events', class: Migration20261125000400_lean_events },
   {
     name: 'Migration20261125000500_events_without_foreign_keys',
     class: Migration20261125000500_events_without_foreign_keys,
@@ -93,11 +87,15 @@ export const migrationsList = [
     class: Migration20261125120200_rates_published,
   },
   {
+    name: 'Migration20261128150100_settings_pending',
+    class: Migration20261128150100_settings_pending,
+  },
+  {
     name: 'Migration20261128150300_reversal_during_return',
     class: Migration20261128150300_reversal_during_return,
   },
   {
-    name: 'Migration20261128150100_settings_pending',
-    class: Migration20261128150100_settings_pending,
+    name: 'Migration20261128150700_resolution_link_attempts',
+    class: Migration20261128150700_resolution_link_attempts,
   },
 ];

@@ -35,7 +35,9 @@ function notificationBody(world: FuzzWorld): fc.Arbitrary<string | Buffer> {
             currency: field(fc.constantFrom('NGN', 'USD', 'ngn')),
             reference: field(reference),
             sender_name: field(fc.string({ unit: 'grapheme', maxLength: 30 })),
-            sender_account_number: field(fc.constantFrom('9876543210', '', 'x'.repeat(500))),
+            sender_account_number: field(
+              fc.constantFrom('9876543210', '', '987654321', '98765432101', 'x'.repeat(500)),
+            ),
             sender_bank: field(fc.constant('GTBank')),
             transferred_at: field(
               fc.constantFrom(new Date().toISOString(), '2026-13-45', 'yesterday'),

@@ -77,7 +77,22 @@ const REFUSED_CHOICE = {
   invalid: [400, 'That is not one of the choices.'],
   not_offered: [400, 'That choice is not available for this transfer.'],
   no_rate: [409, 'No exchange rate is available right now. Please try again in a few minutes.'],
+  no_account: [400, 'Enter the 10-digit number of the account you paid from.'],
+  wrong_account: [400, 'That is not the account this transfer came from.'],
+  locked: [
+    403,
+    'Too many wrong account numbers were entered: this transfer can no longer be decided here. The merchant will contact you.',
+  ],
 } as const;
+
+/** The refusal's sentence; a wrong account number also says how many tries are left. */
+function choiceMessage(error: PayerChoiceRefused, message: string): string {
+  if (error.refusal !== 'wrong_account' || error.attemptsLeft === undefined) return message;
+  const left = error.attemptsLeft;
+  return left > 0
+    ? `${message} ${left} ${left === 1 ? 'try is' : 'tries are'} left.`
+    : REFUSED_CHOICE.locked[1];
+}
 
 /**
  * The payer's page (`/pay/resolve/{token}`): no API key (the signed token is the credential),
@@ -137,11 +152,20 @@ export const payerPageRoutes =
         const body =
           form && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {};
         try {
-          await services.resolutionLinks.choose(request.em, request.params.token, body.choice);
+          await services.resolutionLinks.choose(request.em, request.params.token, {
+            choice: body.choice,
+            accountNumber: body.account_number,
+            clientAddress: request.ip,
+          });
         } catch (error) {
           if (error instanceof PayerChoiceRefused && error.refusal !== 'resolved') {
+            // A wrong account number is a failed authentication of the address too: guessing
+            // across many deposits runs into the per-address limit every gateway shares.
+            if (error.refusal === 'wrong_account') {
+              await limiter.countFailure(request.ip).catch(() => null);
+            }
             const [status, message] = REFUSED_CHOICE[error.refusal];
-            return send(reply, refusalPage(status, message));
+            return send(reply, refusalPage(status, choiceMessage(error, message)));
           }
           // Resolved already (by this link or otherwise): the page says how, like after a choice.
           if (!(error instanceof PayerChoiceRefused)) return refused(request, reply, error);
