@@ -1,11 +1,46 @@
-import { buildSchema } from 'graphql';
+import {
+  buildSchema,
+  getNamedType,
+  isNonNullType,
+  isObjectType,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+} from 'graphql';
 import { buildGraphQLSchema } from '../../src/api/graphql/schema';
 import { ROOT_FIELD_SCOPES } from '../../src/api/graphql/root-field-scopes';
+import {
+  crossingFields,
+  fieldScopeTableProblems,
+  NO_SCOPE_DATA,
+  TYPE_SCOPES,
+} from '../../src/api/graphql/field-scopes';
 import { guardKeyScopes, NESTED_FIELD_SCOPES } from '../../src/api/graphql/scope-guard';
 
+/** Every object type reachable from a root field, by walking the schema from the roots. */
+function reachableTypes(schema: GraphQLSchema): Set<string> {
+  const seen = new Set<string>();
+  const roots = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()];
+  const queue: GraphQLObjectType[] = roots.filter((t): t is GraphQLObjectType => !!t);
+  while (queue.length > 0) {
+    const type = queue.shift()!;
+    for (const field of Object.values(type.getFields())) {
+      const named = getNamedType(field.type);
+      if (isObjectType(named) && !seen.has(named.name)) {
+        seen.add(named.name);
+        queue.push(named);
+      }
+    }
+  }
+  return seen;
+}
+
 describe('GraphQL scope guard', () => {
-  it('names only fields the schema has (a renamed field would lose its scopes)', async () => {
-    const schema = await buildGraphQLSchema();
+  let schema: GraphQLSchema;
+  beforeAll(async () => {
+    schema = await buildGraphQLSchema();
+  });
+
+  it('names only fields the schema has (a renamed field would lose its scopes)', () => {
     for (const path of [...Object.keys(ROOT_FIELD_SCOPES), ...Object.keys(NESTED_FIELD_SCOPES)]) {
       const [typeName, fieldName] = path.split('.');
       const type = schema.getType(typeName);
@@ -14,9 +49,58 @@ describe('GraphQL scope guard', () => {
     }
   });
 
-  it('refuses to build a schema whose nested guarded field is gone', () => {
+  it('classifies every type reachable from every root field', () => {
+    const reachable = [...reachableTypes(schema)].filter(
+      (name) => !['Query', 'Mutation', 'Subscription'].includes(name),
+    );
+    expect(reachable.length).toBeGreaterThan(30);
+    expect(reachable.filter((name) => !(name in TYPE_SCOPES))).toEqual([]);
+  });
+
+  it('guards every nested field that shows another scope data than its parent', () => {
+    // Walked independently of the table: a field is guarded unless every scope that opens its
+    // parent also opens its type. A future field that slips through fails here.
+    for (const parentName of reachableTypes(schema)) {
+      const parent = schema.getType(parentName) as GraphQLObjectType;
+      const parentScopes = TYPE_SCOPES[parentName];
+      if (parentScopes === undefined) continue; // the roots: ROOT_FIELD_SCOPES
+      for (const field of Object.values(parent.getFields())) {
+        const childScopes = TYPE_SCOPES[getNamedType(field.type).name];
+        if (childScopes === undefined || childScopes === NO_SCOPE_DATA) continue;
+        const opened =
+          parentScopes !== NO_SCOPE_DATA && parentScopes.every((s) => childScopes.includes(s));
+        const path = `${parentName}.${field.name}`;
+        if (!opened) expect([path, NESTED_FIELD_SCOPES[path]]).toEqual([path, childScopes]);
+      }
+    }
+    expect(crossingFields(schema).map((c) => c.path)).toEqual(['Merchant.webhookEndpoint']);
+    expect(fieldScopeTableProblems(schema)).toEqual([]);
+  });
+
+  it('keeps a refused nested field nullable, so the refusal nulls that field only', () => {
+    for (const { path, field } of crossingFields(schema)) {
+      expect([path, isNonNullType(field.type)]).toEqual([path, false]);
+    }
+  });
+
+  it('refuses to build a schema whose guarded field is gone', () => {
     expect(() => guardKeyScopes(buildSchema('type Query { a: Int }'))).toThrow(
       /no field WebhookEndpoint\.secret/,
     );
+  });
+
+  it('refuses to build a schema with an unguarded crossing field or an unclassified type', () => {
+    const sdl = (extra: string) => `
+      type Query { merchant: Merchant! }
+      type Balance { usdAvailable: String! }
+      type WebhookEndpoint { url: String! secret: String! }
+      type Merchant { balance: Balance! webhookEndpoint: WebhookEndpoint ${extra} }`;
+    expect(() => guardKeyScopes(buildSchema(sdl('')))).not.toThrow();
+    expect(() =>
+      guardKeyScopes(buildSchema(`${sdl('keys: [ApiKey!]!')} type ApiKey { id: ID! }`)),
+    ).toThrow(/Merchant\.keys shows all data: not in NESTED_FIELD_SCOPES/);
+    expect(() =>
+      guardKeyScopes(buildSchema(`${sdl('audit: Audit')} type Audit { id: ID! }`)),
+    ).toThrow(/type Audit has no TYPE_SCOPES entry/);
   });
 });
