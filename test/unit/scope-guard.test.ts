@@ -16,10 +16,12 @@ import {
 } from '../../src/api/graphql/field-scopes';
 import { guardKeyScopes, NESTED_FIELD_SCOPES } from '../../src/api/graphql/scope-guard';
 
-/** Every object type reachable from a root field, by walking the schema from the roots. */
-function reachableTypes(schema: GraphQLSchema): Set<string> {
+/** Every object type reachable from the root types' fields, by walking the schema. */
+function reachableTypes(
+  schema: GraphQLSchema,
+  roots = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()],
+): Set<string> {
   const seen = new Set<string>();
-  const roots = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()];
   const queue: GraphQLObjectType[] = roots.filter((t): t is GraphQLObjectType => !!t);
   while (queue.length > 0) {
     const type = queue.shift()!;
@@ -75,6 +77,15 @@ describe('GraphQL scope guard', () => {
     }
     expect(crossingFields(schema).map((c) => c.path)).toEqual(['Merchant.webhookEndpoint']);
     expect(fieldScopeTableProblems(schema)).toEqual([]);
+  });
+
+  it('has no nested field of its own scope below a subscription (the websocket)', () => {
+    // graphql-ws carries subscriptions only, on the same guarded schema; when a subscription
+    // can reach such a field, add a websocket case to test/e2e/graphql-nested-scopes.
+    const below = reachableTypes(schema, [schema.getSubscriptionType()]);
+    expect([...below].sort()).toEqual(['Deposit', 'DepositPayer', 'DepositStatusChange']);
+    const crossing = crossingFields(schema).filter((c) => below.has(c.path.split('.')[0]));
+    expect(crossing).toEqual([]);
   });
 
   it('keeps a refused nested field nullable, so the refusal nulls that field only', () => {
