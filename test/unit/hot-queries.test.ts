@@ -126,6 +126,11 @@ describe('GraphQL hot path: what it answers', () => {
     for (const body of refused) {
       expect(await hot.answer(body, undefined, context)).toBeUndefined();
     }
+    // A context that cannot be built: nothing has run, Apollo answers.
+    const failing = async (): Promise<GraphQLContext> => {
+      throw new Error('no context');
+    };
+    expect(await hot.answer({ query: TYPENAME }, undefined, failing)).toBeUndefined();
     const named = await hot.answer(
       { query: twoOperations, operationName: 'B' },
       undefined,

@@ -92,7 +92,12 @@ export class HotQueries {
     // by the same coercion execution starts with, before anything runs.
     const definitions = operation.variableDefinitions ?? [];
     if (getVariableValues(this.schema, definitions, variables ?? {}).errors) return undefined;
-    const contextValue = await context();
+    let contextValue: GraphQLContext;
+    try {
+      contextValue = await context();
+    } catch {
+      return undefined; // nothing has run: Apollo builds the context again and answers its error
+    }
     let result: ExecutionResult;
     let failed = false;
     try {
