@@ -113,5 +113,16 @@ describe('GraphQL scope guard', () => {
     expect(() =>
       guardKeyScopes(buildSchema(`${sdl('audit: Audit')} type Audit { id: ID! }`)),
     ).toThrow(/type Audit has no TYPE_SCOPES entry/);
+    // A type only a root field answers may go unclassified; its object fields then all cross.
+    expect(() =>
+      guardKeyScopes(
+        buildSchema(`${sdl('')} type Probe { x: Int } extend type Query { p: Probe }`),
+      ),
+    ).not.toThrow();
+    expect(() =>
+      guardKeyScopes(
+        buildSchema(`${sdl('')} type Dash { m: Merchant } extend type Query { d: Dash }`),
+      ),
+    ).toThrow(/Dash\.m shows balance:read data: not in NESTED_FIELD_SCOPES/);
   });
 });

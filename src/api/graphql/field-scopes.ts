@@ -94,11 +94,21 @@ function dataTypes(schema: GraphQLSchema): GraphQLObjectType[] {
   );
 }
 
-/** Object types the table does not classify (the schema must not serve them unclassified). */
+/**
+ * Object types below the root that the table does not classify: a nested field's type must be,
+ * or `crossingFields` could not tell whether reaching it crosses into another scope's data. (A
+ * type only root fields answer may go unclassified: its own object fields then all count as
+ * crossings, and the test holds the served schema to a full classification anyway.)
+ */
 export function unclassifiedTypes(schema: GraphQLSchema): string[] {
-  return dataTypes(schema)
-    .map((type) => type.name)
-    .filter((name) => !(name in TYPE_SCOPES));
+  const nested = new Set<string>();
+  for (const parent of dataTypes(schema)) {
+    for (const field of Object.values(parent.getFields())) {
+      const child = getNamedType(field.type);
+      if (isObjectType(child) && !(child.name in TYPE_SCOPES)) nested.add(child.name);
+    }
+  }
+  return [...nested];
 }
 
 /**
