@@ -9,6 +9,7 @@ import { environmentOf, type Services } from '../container';
 import { merchantContext } from '../context/request-context';
 import { forbidden } from '../context/read-scope';
 import { createApollo, persistedQueryCache } from './graphql/apollo';
+import { formatGraphQLError } from './graphql/errors';
 import { HotQueries } from './graphql/hot-queries';
 import { graphqlHttpHandler } from './graphql/http-handler';
 import { graphqlDocumentCache } from './graphql/document-cache';
@@ -46,14 +47,6 @@ export interface GatewayOptions {
   rateLimitStore: PostgresRateLimitStore;
   limiter: AddressLimiter;
 }
-
-/**
- * A query document is compiled (graphql-jit) once it has run this many times on the hot path:
- * compiling costs about as much as 20-30 executions (1-1.4 ms for the documents measured), so
- * only documents clients repeat pay for it; a client that wants a document compiled sends it
- * ten times first, each counted by its rate limit.
- */
-const HOT_QUERY_COMPILE_AFTER = 10;
 
 const isGraphQLRequest = (request: FastifyRequest): boolean =>
   request.url.split('?')[0] === '/graphql';
@@ -186,9 +179,12 @@ export async function buildGateway(options: GatewayOptions) {
     plugins: [fastifyApolloDrainPlugin(app as unknown as FastifyInstance)],
   });
   await apollo.start();
-  const hotQueries = new HotQueries(schema, documents, persistedQueries, {
-    compileAfter: HOT_QUERY_COMPILE_AFTER,
-  });
+  const hotQueries = new HotQueries(
+    schema,
+    documents,
+    persistedQueries,
+    formatGraphQLError(app.log),
+  );
   metrics.countHotQueries(() => hotQueries.answered);
   const graphqlHandler = graphqlHttpHandler(apollo, hotQueries, async (request) => ({
     em: request.em,

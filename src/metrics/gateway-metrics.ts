@@ -11,7 +11,6 @@ export const DEPOSITS_REFRESH_MS = 15_000;
 /** Queries answered without Apollo's pipeline, by executor (src/api/graphql/hot-queries.ts). */
 export interface HotQueryCounts {
   graphqlJs: number;
-  compiled: number;
 }
 
 export interface GatewayMetrics {
@@ -53,7 +52,7 @@ export function createGatewayMetrics(options: {
       this.set(sockets());
     },
   });
-  let hotQueries: () => HotQueryCounts = () => ({ graphqlJs: 0, compiled: 0 });
+  let hotQueries: () => HotQueryCounts = () => ({ graphqlJs: 0 });
   new Counter({
     name: 'onramp_graphql_hot_queries_total',
     help: "GraphQL queries over HTTP answered without Apollo's request pipeline, by executor.",
@@ -63,7 +62,6 @@ export function createGatewayMetrics(options: {
       const answered = hotQueries();
       this.reset();
       this.inc({ executor: 'graphql-js' }, answered.graphqlJs);
-      this.inc({ executor: 'graphql-jit' }, answered.compiled);
     },
   });
   return {

@@ -16,6 +16,7 @@ import {
 import { servedSchema } from './support/graphql-documents';
 import { graphqlRequest } from './support/graphql-requests';
 import { checkHttpAnswer, PlantedValues, type SentRequest } from './support/oracle';
+import { RESTRICTED_SCOPES, scopeViolations } from './support/scope-oracle';
 import { checkSession, describeSession, runSession, wsSession } from './support/ws-sessions';
 import { secretsOf, startFuzzWorld, type FuzzWorld } from './support/world';
 
@@ -46,9 +47,22 @@ describe(`GraphQL fuzz (seed ${FUZZ_SEED})`, () => {
   });
 
   const secretsFor = (credential: string) =>
-    credential === 'A key' || credential === 'A client secret' || credential === 'A restricted key'
+    credential === 'A key' || credential === 'A client secret' || credential in RESTRICTED_SCOPES
       ? secretsOfB
       : secretsOfBoth;
+
+  /** A restricted key's answer shows nothing out of its scopes, at any depth. */
+  function outOfScope(sent: SentRequest, text: string) {
+    const scopes = RESTRICTED_SCOPES[sent.credential];
+    if (!scopes) return [];
+    let data: unknown;
+    try {
+      data = (JSON.parse(text) as { data?: unknown }).data;
+    } catch {
+      return [];
+    }
+    return scopeViolations(schema, sent.document, sent.operationName, data, scopes);
+  }
 
   const planted = new PlantedValues();
 
@@ -60,7 +74,10 @@ describe(`GraphQL fuzz (seed ${FUZZ_SEED})`, () => {
       const answer = await send(world.stack.url, sent);
       stats.saw(`${sent.transport} ${answer.status} ${reasonOf(answer.text)}`);
       const secrets = planted.without(secretsFor(sent.credential));
-      const violations = checkHttpAnswer(sent, answer, secrets, true);
+      const violations = [
+        ...checkHttpAnswer(sent, answer, secrets, true),
+        ...outOfScope(sent, answer.text),
+      ];
       return { sent, answer, violations };
     } catch (error) {
       if ((error as { clientSide?: boolean }).clientSide) {
@@ -98,6 +115,7 @@ describe(`GraphQL fuzz (seed ${FUZZ_SEED})`, () => {
               session,
               observed,
               secretsFor(session.credential.label),
+              schema,
             );
             return { sent: describeSession(session), violations };
           }),

@@ -60,6 +60,7 @@ describe(`HTTP fuzz (seed ${FUZZ_SEED})`, () => {
     sent.credential === 'A key' ||
     sent.credential === 'A client secret' ||
     sent.credential === 'A restricted key' ||
+    sent.credential === 'A balance key' ||
     sent.credential === 'bank'
       ? secretsOfB
       : secretsOfBoth;

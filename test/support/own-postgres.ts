@@ -13,7 +13,11 @@ export interface OwnPostgres {
  * A PostgreSQL server of the test's own, migrated, that the test may stop (outages) without
  * touching the run's shared server.
  */
-export async function startOwnPostgres(name: string): Promise<OwnPostgres> {
+export async function startOwnPostgres(
+  name: string,
+  /** Server settings (postgresql.conf), e.g. to load `pg_stat_statements`. */
+  settings?: Record<string, string>,
+): Promise<OwnPostgres> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { spawnEmbeddedPostgres } = require(
     join(__dirname, '..', '..', 'dist', 'src', 'embedded', 'pg-process.js'),
@@ -29,6 +33,7 @@ export async function startOwnPostgres(name: string): Promise<OwnPostgres> {
     port,
     database: 'onramp',
     persistent: false,
+    settings,
   });
   await onrampCli(postgres.url, ['db', 'migrate']);
   return postgres;

@@ -7,8 +7,8 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { variablesRefusal } from './apollo';
+import { apolloShapedAnswer, type FormatError } from './apollo-response';
 import type { BoundedCache } from './bounded-cache';
 import type { GraphQLContext } from './context';
 import { queryHashOf, type DocumentCache } from './document-cache';
@@ -21,23 +21,24 @@ export interface GraphQLHttpBody {
   extensions?: unknown;
 }
 
+/** What the hot path answers: Apollo's status, headers and body for the same request. */
+export interface HotAnswer {
+  status: number;
+  headers: Map<string, string>;
+  contentType: string;
+  body: string;
+}
+
 /** Apollo's answer to a query without an `accept` header. */
 export const DEFAULT_CONTENT_TYPE = 'application/json; charset=utf-8';
 /** Distinct `accept` headers whose content type is remembered; a client cannot grow it. */
 const MAX_ACCEPT_HEADERS = 64;
 
-interface HotOperation {
-  operation: OperationDefinitionNode;
-  runs: number;
-  /** graphql-jit's compiled form once the operation is hot; null when it cannot compile. */
-  compiled?: CompiledQuery | null;
-}
-
 /**
- * Per validated document (the document cache's, so eviction frees these too), by operation
- * name (null: none given, the document's only operation).
+ * A validated document's operations, by operation name (null: none given, the document's only
+ * operation); kept beside the document cache's entry, so eviction frees these too.
  */
-const operationsOf = new WeakMap<DocumentNode, Map<string | null, HotOperation>>();
+const operationsOf = new WeakMap<DocumentNode, Map<string | null, OperationDefinitionNode>>();
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -46,35 +47,36 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  * Queries over HTTP without Apollo's per-request pipeline, for what clients send all the time:
  * a query operation whose document this gateway already parsed and validated (the shared
  * document cache, filled by Apollo or graphql-ws with the gateway's rules), sent in full or as
- * a known persisted-query hash, in a JSON POST. Its variables pass the same checks as in
- * Apollo's pipeline (`variablesRefusal`); it executes with graphql-js, and once it has run
- * `compileAfter` times, with graphql-jit's compiled form of it (bench/notes/reads-graphql.md).
+ * a known persisted-query hash, in a JSON POST, whose variables pass the same checks as in
+ * Apollo's pipeline (`variablesRefusal`) and coerce. It executes with graphql-js, as Apollo
+ * would, on the same schema and context.
  *
- * Anything else goes to Apollo, which answers it as ever: a first sight of a document,
- * mutations, subscriptions, GET, batches, registrations of persisted queries, unknown hashes,
- * a refusal, and every result with an error (a query reads only, so Apollo runs it again and
- * shapes its errors exactly as for any other request). So the hot path only ever answers a
- * `{"data": ...}` that Apollo would have answered with the same status, headers and body; the
- * content type for an `accept` header is the one Apollo chose for it before (`learn`).
+ * Whether the hot path answers is decided before anything executes, and once it has executed
+ * it always answers, errors included, shaped exactly as Apollo shapes them
+ * (`apolloShapedAnswer`): a document never executes twice. Everything else goes to Apollo
+ * untouched: a first sight of a document, mutations (never here: their effects are Apollo's
+ * alone), subscriptions, GET, batches, registrations of persisted queries, unknown hashes,
+ * refused or uncoercible variables. The content type for an `accept` header is the one Apollo
+ * chose for it before (`learn`).
  */
 export class HotQueries {
   private readonly contentTypes = new Map<string, string>();
-  /** Queries answered here, by graphql-js and by a compiled form (the gateway's metrics). */
-  readonly answered = { graphqlJs: 0, compiled: 0 };
+  /** Queries answered here (the gateway's metrics). */
+  readonly answered = { graphqlJs: 0 };
 
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly documents: DocumentCache,
     private readonly persistedQueries: BoundedCache<string>,
-    private readonly options: { compileAfter: number },
+    private readonly formatError: FormatError,
   ) {}
 
-  /** The body to send (200), or undefined: let Apollo answer. */
+  /** The answer to send, or undefined: let Apollo answer (nothing has executed). */
   async answer(
     body: unknown,
     accept: string | undefined,
     context: () => Promise<GraphQLContext>,
-  ): Promise<{ body: string; contentType: string } | undefined> {
+  ): Promise<HotAnswer | undefined> {
     const contentType = accept === undefined ? DEFAULT_CONTENT_TYPE : this.contentTypes.get(accept);
     if (contentType === undefined || !isRecord(body)) return undefined;
     const { operationName, variables } = body;
@@ -83,19 +85,42 @@ export class HotQueries {
     if (variables !== undefined && variables !== null && !isRecord(variables)) return undefined;
     const document = this.documentOf(body);
     if (!document) return undefined;
-    const hot = this.operationOf(document, operationName ?? undefined);
-    if (!hot || hot.operation.operation !== 'query') return undefined;
+    const operation = this.operationOf(document, operationName ?? undefined);
+    if (!operation || operation.operation !== 'query') return undefined;
     if (variablesRefusal(this.schema, document, operationName, variables)) return undefined;
-    let result: ExecutionResult;
+    // Variables Apollo would refuse (BAD_USER_INPUT, 400) are Apollo's to answer: decided here,
+    // by the same coercion execution starts with, before anything runs.
+    const definitions = operation.variableDefinitions ?? [];
+    if (getVariableValues(this.schema, definitions, variables ?? {}).errors) return undefined;
+    let contextValue: GraphQLContext;
     try {
-      result = await this.run(hot, document, await context(), variables ?? undefined);
+      contextValue = await context();
     } catch {
-      return undefined; // graphql-js and graphql-jit report errors in the result; Apollo decides
+      return undefined; // nothing has run: Apollo builds the context again and answers its error
     }
-    if (result.errors !== undefined) return undefined;
-    if (hot.compiled) this.answered.compiled += 1;
-    else this.answered.graphqlJs += 1;
-    return { body: `${JSON.stringify({ data: result.data })}\n`, contentType };
+    let result: ExecutionResult;
+    let failed = false;
+    try {
+      result = await execute({
+        schema: this.schema,
+        document,
+        operationName: operation.name?.value,
+        contextValue,
+        variableValues: variables ?? undefined,
+      });
+    } catch (error) {
+      // graphql-js reports resolvers' errors in the result; Apollo answers a throw with a 500.
+      result = { errors: [error as Error] as never };
+      failed = true;
+    }
+    this.answered.graphqlJs += 1;
+    const shaped = apolloShapedAnswer(result, this.formatError, failed);
+    return {
+      status: shaped.status ?? 200,
+      headers: shaped.headers,
+      contentType,
+      body: shaped.body,
+    };
   }
 
   /** Remembers the content type Apollo answered a query to this `accept` header with. */
@@ -124,50 +149,22 @@ export class HotQueries {
     return this.documents.find(sha256Hash);
   }
 
-  private operationOf(document: DocumentNode, name: string | undefined): HotOperation | undefined {
+  private operationOf(
+    document: DocumentNode,
+    name: string | undefined,
+  ): OperationDefinitionNode | undefined {
     let operations = operationsOf.get(document);
     if (!operations) {
       operations = new Map();
       operationsOf.set(document, operations);
     }
     const key = name ?? null;
-    let hot = operations.get(key);
-    if (!hot) {
-      const operation = getOperationAST(document, name);
+    let operation = operations.get(key);
+    if (!operation) {
+      operation = getOperationAST(document, name) ?? undefined;
       if (!operation) return undefined;
-      hot = { operation, runs: 0 };
-      operations.set(key, hot);
+      operations.set(key, operation);
     }
-    return hot;
-  }
-
-  private async run(
-    hot: HotOperation,
-    document: DocumentNode,
-    contextValue: GraphQLContext,
-    variableValues: Record<string, unknown> | undefined,
-  ): Promise<ExecutionResult> {
-    hot.runs += 1;
-    if (hot.compiled === undefined && hot.runs >= this.options.compileAfter) {
-      // One attempt per operation: a document it cannot compile stays on graphql-js.
-      hot.compiled = null;
-      const compiled = compileQuery(this.schema, document, hot.operation.name?.value);
-      if (isCompiledQuery(compiled)) hot.compiled = compiled;
-    }
-    if (hot.compiled) {
-      // graphql-jit coerces variables its own way: graphql-js decides which it accepts, so a
-      // value Apollo would refuse never runs (its refusal falls back to Apollo, as any error).
-      const definitions = hot.operation.variableDefinitions ?? [];
-      const coerced = getVariableValues(this.schema, definitions, variableValues ?? {});
-      if (coerced.errors) return { errors: coerced.errors };
-      return hot.compiled.query(undefined, contextValue, variableValues ?? {});
-    }
-    return execute({
-      schema: this.schema,
-      document,
-      operationName: hot.operation.name?.value,
-      contextValue,
-      variableValues,
-    });
+    return operation;
   }
 }

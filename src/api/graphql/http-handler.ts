@@ -25,7 +25,8 @@ const isJson = (contentType: string | undefined): boolean =>
 /**
  * POST and GET /graphql: hot queries without Apollo's pipeline (`HotQueries`), everything else
  * through Apollo, whose answers also teach the hot path which content type each `accept`
- * header gets.
+ * header gets. A request the hot path answers is never handed to Apollo afterwards: the hot
+ * path decides before executing, so a document executes once.
  */
 export function graphqlHttpHandler(
   apollo: ApolloServer<GraphQLContext>,
@@ -38,7 +39,12 @@ export function graphqlHttpHandler(
     if (request.method === 'POST' && isJson(request.headers['content-type'])) {
       const answer = await hot.answer(request.body, accept, () => contextOf(request));
       if (answer) {
-        void reply.header('cache-control', 'no-store').header('content-type', answer.contentType);
+        // As Apollo: the errors' headers, then its content type, then the plugin's no-store.
+        for (const [name, value] of answer.headers) void reply.header(name, value);
+        void reply
+          .code(answer.status)
+          .header('content-type', answer.contentType)
+          .header('cache-control', 'no-store');
         return answer.body;
       }
     }

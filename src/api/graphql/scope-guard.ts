@@ -1,27 +1,30 @@
 import { defaultFieldResolver, type GraphQLField, type GraphQLSchema } from 'graphql';
 import type { GraphQLContext } from './context';
+import { fieldScopeTableProblems, NESTED_FIELD_SCOPES } from './field-scopes';
 import { ROOT_FIELD_SCOPES } from './root-field-scopes';
 import { assertScopes } from '../key-restrictions';
 import type { ApiScope } from '../../domain/api-scopes';
 
-/**
- * Fields below the root that need a scope of their own: what they show is worth more than the
- * root field that reaches them (a key with `balance:read` reads `merchant`, not the secret
- * that signs its webhooks).
- */
-export const NESTED_FIELD_SCOPES: Readonly<Record<string, readonly ApiScope[]>> = {
-  'WebhookEndpoint.secret': ['webhooks:write'],
-};
+export { NESTED_FIELD_SCOPES } from './field-scopes';
 
 /**
  * Wraps every root field so that a key without one of the field's scopes
  * (`ROOT_FIELD_SCOPES`; none listed: only `all`) gets INSUFFICIENT_SCOPE at that field's path
  * while the document's other fields resolve. Subscriptions are checked when they start (their
- * `subscribe`), so the refusal is that subscription's error and the socket stays open. As for
- * client secrets, only root fields (and the few nested ones above) are wrapped: a wrapper on
- * every field of every object would cost every read.
+ * `subscribe`), so the refusal is that subscription's error and the socket stays open.
+ *
+ * Below the root, scopes hold at every depth: each field that shows another scope's data than
+ * its parent (`NESTED_FIELD_SCOPES`, complete by construction: a schema with a crossing field
+ * not in the table, or an object type not classified, is refused here) is wrapped the same
+ * way, so the refusal is at the nested field's path, null there, wherever the field appears
+ * (aliases, fragments, HTTP or graphql-ws, Apollo or the hot path: one schema). Only those few
+ * fields are wrapped: a document that selects none of them pays nothing, and one that does
+ * pays a scope lookup per resolved instance (a wrapper on every field would cost every read).
  */
 export function guardKeyScopes(schema: GraphQLSchema): GraphQLSchema {
+  const problems = fieldScopeTableProblems(schema);
+  // A renamed or new field would silently lose its guard: refuse to build the schema instead.
+  if (problems.length > 0) throw new Error(`scope guard: ${problems.join('; ')}`);
   for (const type of [
     schema.getQueryType(),
     schema.getMutationType(),
@@ -38,8 +41,6 @@ export function guardKeyScopes(schema: GraphQLSchema): GraphQLSchema {
     const [typeName, fieldName] = path.split('.');
     const type = schema.getType(typeName);
     const field = type && 'getFields' in type ? type.getFields()[fieldName] : undefined;
-    // A renamed field would silently lose its guard: refuse to build the schema instead.
-    if (!field || !('resolve' in field)) throw new Error(`scope guard: no field ${path}`);
     guardResolve(field as GraphQLField<unknown, GraphQLContext>, needed);
   }
   return schema;

@@ -180,8 +180,18 @@ export function graphqlDocument(schema: GraphQLSchema, world: FuzzWorld): fc.Arb
       .tuple(fc.integer({ min: 2, max: 6 }), fc.integer({ min: 2, max: 8 }))
       .map(([l, w]) => fragmentBomb(l, w)),
   );
+  // Nested fields that show another scope's data than their parent, reached in several ways:
+  // random selections seldom go that deep, and a restricted key must never see them.
+  const nestedScopes = fc.constantFrom(
+    '{ merchant { name webhookEndpoint { url enabledEvents } } }',
+    '{ m: merchant { ...F } } fragment F on Merchant { w: webhookEndpoint { secret url } }',
+    '{ merchant { ... on Merchant { webhookEndpoint { id status } } balance { usdAvailable } } }',
+    '{ __proto__: merchant { constructor: webhookEndpoint { url } } }',
+    '{ deposits(first: 1) { totalCount } merchant { webhookEndpoint @include(if: true) { url } } }',
+  );
   return fc.oneof(
     { weight: 6, arbitrary: root(schema.getQueryType(), 'query') },
+    { weight: 1, arbitrary: nestedScopes },
     { weight: 2, arbitrary: root(schema.getMutationType(), 'mutation') },
     { weight: 1, arbitrary: root(schema.getSubscriptionType(), 'subscription') },
     { weight: 2, arbitrary: garbage },

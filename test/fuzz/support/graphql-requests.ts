@@ -62,7 +62,13 @@ export function graphqlRequest(schema: GraphQLSchema, world: FuzzWorld): fc.Arbi
         headers['x-csrf-token'] = 'token';
       }
       const payload = { query: r.query, variables: r.variables, operationName: r.operationName };
-      const base = { transport: 'graphql', headers, credential: r.credential.label };
+      const base = {
+        transport: 'graphql',
+        headers,
+        credential: r.credential.label,
+        document: r.query,
+        operationName: r.operationName,
+      };
       // Automatic persisted queries: the document's hash with it (registers it once valid), the
       // hash alone (known or not), or something else in its place; GET carries them too.
       const hash = createHash('sha256').update(r.query).digest('hex');

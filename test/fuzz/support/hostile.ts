@@ -188,6 +188,10 @@ export function credentials(world: FuzzWorld): fc.Arbitrary<{ label: string; hea
     },
     {
       weight: 1,
+      arbitrary: fc.constant({ label: 'A balance key', header: `Bearer ${world.balanceKey}` }),
+    },
+    {
+      weight: 1,
       arbitrary: fc.constant({ label: 'A key elsewhere', header: `Bearer ${world.elsewhereKey}` }),
     },
     { weight: 1, arbitrary: fc.constant({ label: 'none' }) },

@@ -18,6 +18,9 @@ export interface SentRequest {
   body?: string | Buffer;
   /** Which credential was used: responses to anything but B's own may not show B's data. */
   credential: string;
+  /** GraphQL: the document and operation asked for (the hash-only forms do not carry it). */
+  document?: string;
+  operationName?: string;
 }
 
 export interface Answer {

@@ -39,6 +39,8 @@ export interface FuzzWorld {
   otherEnvironmentKey: string;
   /** A restricted key of A (deposits and rates only): refused 403 elsewhere, never a 5xx. */
   restrictedKey: string;
+  /** A restricted key of A with `balance:read` only: reads the merchant, never its webhooks. */
+  balanceKey: string;
   /** A restricted key of A held to an address the fuzzer never sends from: always 403. */
   elsewhereKey: string;
 }
@@ -171,6 +173,7 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
       name: 'Fuzz restricted',
       scopes: ['deposits:read', 'rates:read'],
     });
+    const balanceKey = await restricted({ name: 'Fuzz balance', scopes: ['balance:read'] });
     const elsewhereKey = await restricted({
       name: 'Fuzz elsewhere',
       scopes: ['all'],
@@ -178,6 +181,7 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
     });
     return {
       restrictedKey,
+      balanceKey,
       elsewhereKey,
       stack,
       databaseUrl,

@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { graphqlDocument } from './graphql-documents';
 import { hostileJson } from './hostile';
 import { graphqlShapeViolation, leakedSecrets, type SentRequest, type Violation } from './oracle';
+import { RESTRICTED_SCOPES, scopeViolations } from './scope-oracle';
 import type { FuzzWorld } from './world';
 
 /** How long a socket is watched after its last frame: answers and closes arrive within it. */
@@ -37,6 +38,8 @@ export function wsSession(schema: GraphQLSchema, world: FuzzWorld): fc.Arbitrary
     { weight: 5, arbitrary: fc.constant(aKey) },
     fc.constantFrom(
       { label: 'A client secret', params: { authorization: `Bearer ${a.clientSecret}` } },
+      { label: 'A restricted key', params: { authorization: `Bearer ${world.restrictedKey}` } },
+      { label: 'A balance key', params: { authorization: `Bearer ${world.balanceKey}` } },
       { label: 'revoked', params: { authorization: `Bearer ${world.revokedKey}` } },
       { label: 'other env', params: { authorization: `Bearer ${world.otherEnvironmentKey}` } },
       { label: 'none', params: {} },
@@ -180,13 +183,14 @@ export function runSession(baseUrl: string, session: WsSession): Promise<Observe
   });
 }
 
-const VALID = new Set(['A key', 'A client secret']);
+const VALID = new Set(['A key', 'A client secret', ...Object.keys(RESTRICTED_SCOPES)]);
 
 /** What a session's answers must satisfy. */
 export function checkSession(
   session: WsSession,
   observed: Observed,
   secrets: string[],
+  schema?: GraphQLSchema,
 ): Violation[] {
   const violations: Violation[] = [];
   if (observed.upgradeStatus !== undefined && observed.upgradeStatus >= 500) {
@@ -220,6 +224,12 @@ export function checkSession(
       const shape = graphqlShapeViolation(JSON.stringify(message.payload));
       if (shape) violations.push({ rule: 'error-shape', detail: shape });
       const operation = session.operations[message.id ?? ''] ?? '';
+      const scopes = RESTRICTED_SCOPES[session.credential.label];
+      // Only subscriptions run here (and ids repeat: only their documents are comparable).
+      if (scopes && schema && /^\s*subscription\b/.test(operation)) {
+        const data = (message.payload as { data?: unknown } | null)?.data;
+        violations.push(...scopeViolations(schema, operation, undefined, data, scopes));
+      }
       if (/^\s*(query|mutation)\b/.test(operation) && isObjectWithData(message.payload)) {
         violations.push({
           rule: 'ws-not-subscription',
