@@ -18,7 +18,7 @@ import { randomUlid } from '../domain/ids';
 import { SocketRegistry, WS_CLOSE, type OpenSocket } from './ws-sockets';
 import { CredentialWatch } from './ws-credentials';
 import { hostileVariables } from './nul-characters';
-import { AddressRateLimited, type AddressLimiter } from './address-limit';
+import { AddressRateLimited, type AddressLimiter, type PresentedCredential } from './address-limit';
 import { clientAddressResolver } from './client-address';
 import { boundCloseReasons, CLOSE_GRACE_MS, closeThenTerminate } from './ws-close';
 import { assertAddressAllowed } from './key-restrictions';
@@ -66,6 +66,8 @@ export function attachGraphQLWebSocket(options: {
   databaseUrl?: string;
   /** Failed authentications per client address, shared with HTTP (none: not counted). */
   limiter?: AddressLimiter;
+  /** Counts a key's 403 (4403 here) against its per-minute limit, as HTTP does. */
+  countRefusal?: (principal: Principal) => Promise<unknown>;
   /** Parsed and validated documents, shared with HTTP (none: a cache of its own). */
   documents?: DocumentCache;
 }): { start(): Promise<void>; close(): Promise<void>; connections(): number } {
@@ -157,17 +159,25 @@ export function attachGraphQLWebSocket(options: {
         const header = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
         const csrf = ctx.connectionParams?.csrfToken;
         const address = clientAddress(ctx.extra.request);
-        const presented =
-          typeof header === 'string'
-            ? header
-            : cookieValue(ctx.extra.request.headers, SESSION_COOKIE) || undefined;
+        const dashboard = header === undefined && typeof csrf === 'string';
+        // The credential about to be looked up, where it was presented (none: no lookup).
+        const cookie = cookieValue(ctx.extra.request.headers, SESSION_COOKIE);
+        const presented: PresentedCredential | undefined = dashboard
+          ? cookie
+            ? { place: 'session_cookie', credential: cookie }
+            : undefined
+          : typeof header === 'string'
+            ? { place: 'connection_params', credential: header }
+            : undefined;
+        let principal: Principal | undefined;
         try {
           // An address past its limit of failed authentications is refused before any lookup.
           options.limiter?.assertNotRefused(address, presented);
-          const credential =
-            header === undefined && typeof csrf === 'string'
-              ? await dashboardPrincipal(ctx.extra.request, csrf)
-              : await bearerPrincipal(header);
+          const credential = dashboard
+            ? await dashboardPrincipal(ctx.extra.request, csrf as string)
+            : await bearerPrincipal(header);
+          principal = credential.principal;
+          if (presented) options.limiter?.remember(address, presented);
           assertAddressAllowed(credential.principal, address);
           const socket = ctx.extra.socket;
           // The socket may have gone while the credential was read: then nothing to track.
@@ -195,7 +205,6 @@ export function attachGraphQLWebSocket(options: {
             'sessionId' in credential ? 'dashboard_session' : undefined,
           );
           ctx.extra.open = open;
-          if (presented) options.limiter?.remember(presented);
           return true;
         } catch (error) {
           if (error instanceof AddressRateLimited) {
@@ -203,6 +212,8 @@ export function attachGraphQLWebSocket(options: {
             return false;
           }
           if (error instanceof DomainError && error.code === ErrorCode.IpNotAllowed) {
+            // Counted against the key as over HTTP; the socket's answer stays 4403.
+            if (principal) await options.countRefusal?.(principal);
             ctx.extra.socket.close(WS_CLOSE.addressNotAllowed, `Forbidden: ${error.message}`);
             return false;
           }
