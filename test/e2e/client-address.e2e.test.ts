@@ -53,6 +53,7 @@ describe(`the client address behind an appending proxy (TRUST_PROXY=true; SEED=$
 
   it("allowed_ips sees the address the proxy appended, not the client's own X-Forwarded-For", async () => {
     const held = await newKey({ name: 'Held', scopes: ['all'], allowed_ips: ['203.0.113.7'] });
+    await earlyInAMinute();
     // The client wrote the allowed address; the proxy appended where it really came from.
     const spoofed = await balance(held, '203.0.113.7, 198.51.100.9');
     expect(spoofed.status).toBe(403);
@@ -77,6 +78,10 @@ describe(`the client address behind an appending proxy (TRUST_PROXY=true; SEED=$
       socket.on('error', reject);
     });
     expect(code).toBe(4403);
+    // Each of the four answers counted against the key, the two refusals (403, 4403) too.
+    const after = await balance(held, '203.0.113.7');
+    const limit = Number(after.headers.get('ratelimit-limit'));
+    expect(after.headers.get('ratelimit-remaining')).toBe(String(limit - 5));
   });
 
   it('the limit counts the appended address: a new leftmost entry each time is one bucket', async () => {
