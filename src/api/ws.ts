@@ -18,7 +18,7 @@ import { randomUlid } from '../domain/ids';
 import { SocketRegistry, WS_CLOSE, type OpenSocket } from './ws-sockets';
 import { CredentialWatch } from './ws-credentials';
 import { hostileVariables } from './nul-characters';
-import { AddressRateLimited, type AddressLimiter, type PresentedCredential } from './address-limit';
+import { AddressRateLimited, type AddressLimiter } from './address-limit';
 import { clientAddressResolver } from './client-address';
 import { boundCloseReasons, CLOSE_GRACE_MS, closeThenTerminate } from './ws-close';
 import { assertAddressAllowed } from './key-restrictions';
@@ -66,7 +66,7 @@ export function attachGraphQLWebSocket(options: {
   databaseUrl?: string;
   /** Failed authentications per client address, shared with HTTP (none: not counted). */
   limiter?: AddressLimiter;
-  /** Counts a key's 403 (4403 here) against its per-minute limit, as HTTP does. */
+  /** Counts a key's 403 against its per-minute limit, as HTTP does (the answer stays 4403). */
   countRefusal?: (principal: Principal) => Promise<unknown>;
   /** Parsed and validated documents, shared with HTTP (none: a cache of its own). */
   documents?: DocumentCache;
@@ -160,18 +160,12 @@ export function attachGraphQLWebSocket(options: {
         const csrf = ctx.connectionParams?.csrfToken;
         const address = clientAddress(ctx.extra.request);
         const dashboard = header === undefined && typeof csrf === 'string';
-        // The credential about to be looked up, where it was presented (none: no lookup).
-        const cookie = cookieValue(ctx.extra.request.headers, SESSION_COOKIE);
-        const presented: PresentedCredential | undefined = dashboard
-          ? cookie
-            ? { place: 'session_cookie', credential: cookie }
-            : undefined
-          : typeof header === 'string'
-            ? { place: 'connection_params', credential: header }
-            : undefined;
+        const text = dashboard ? cookieValue(ctx.extra.request.headers, SESSION_COOKIE) : header;
+        const place = dashboard ? ('session_cookie' as const) : ('connection_params' as const);
+        const presented = typeof text === 'string' ? { place, credential: text } : undefined;
         let principal: Principal | undefined;
         try {
-          // An address past its limit of failed authentications is refused before any lookup.
+          // Past its address's limit, the credential about to be looked up is refused first.
           options.limiter?.assertNotRefused(address, presented);
           const credential = dashboard
             ? await dashboardPrincipal(ctx.extra.request, csrf as string)
@@ -212,7 +206,6 @@ export function attachGraphQLWebSocket(options: {
             return false;
           }
           if (error instanceof DomainError && error.code === ErrorCode.IpNotAllowed) {
-            // Counted against the key as over HTTP; the socket's answer stays 4403.
             if (principal) await options.countRefusal?.(principal);
             ctx.extra.socket.close(WS_CLOSE.addressNotAllowed, `Forbidden: ${error.message}`);
             return false;
