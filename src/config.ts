@@ -33,9 +33,10 @@ export const configSchema = z.object({
   INTERNAL_PORT: z.coerce.number().int().min(0).max(65535).default(4002),
   INTERNAL_HOST: z.string().min(1).default('127.0.0.1'),
   /**
-   * Fastify's `trustProxy`: whose X-Forwarded-For decides a client's address (the per-address
-   * limit). `false` (default: the socket's peer), `true` (any proxy: only behind one that
-   * overwrites the header), a number of hops, or a comma-separated list of proxy addresses/CIDRs.
+   * Fastify's `trustProxy`: whose X-Forwarded-For decides a client's address (allowed_ips and
+   * the per-address limit). `false` (default: the socket's peer), `true` (one proxy in front:
+   * the address it appended, the header's last; never the leftmost, which the client wrote),
+   * a number of hops, or a comma-separated list of proxy addresses/CIDRs.
    */
   TRUST_PROXY: z
     .string()
@@ -44,8 +45,11 @@ export const configSchema = z.object({
       'must be true, false, a hop count, or proxy addresses/CIDRs (or loopback, linklocal, uniquelocal)',
     )
     .default('false')
-    .transform((value): boolean | number | string[] => {
-      if (value === 'true' || value === 'false') return value === 'true';
+    .transform((value): false | number | string[] => {
+      if (value === 'false') return false;
+      // Fastify's `true` trusts every hop and takes the leftmost address: the client's choice
+      // behind a proxy that appends. Ours is one trusted hop.
+      if (value === 'true') return 1;
       if (/^[0-9]+$/.test(value)) return Number(value);
       return value.split(',').map((part) => part.trim());
     }),

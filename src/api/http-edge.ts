@@ -16,6 +16,7 @@ import { AddressRateLimited, type AddressLimiter } from './address-limit';
 import { mapError } from './error-mapping';
 import { graphqlErrorBody } from './graphql/errors';
 import { parseJsonWithDepthLimit } from './json-body';
+import { proxyTrust } from './client-address';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 /** Longer than any id we issue (ids are under 40 characters), short enough to refuse early. */
@@ -118,11 +119,11 @@ function clientError(error: { code?: string; rawPacket?: unknown }, socket: Sock
 
 /**
  * The Fastify options both listeners (public API and internal) share. `trustProxy` is
- * TRUST_PROXY (Fastify takes a hop count too, though its types leave numbers out).
+ * TRUST_PROXY, as the websocket's upgrade reads it too (client-address.ts).
  */
 export function edgeServerOptions(
   logger: Logger,
-  trustProxy: boolean | number | string[],
+  trustProxy: false | number | string[],
 ): FastifyServerOptions {
   return {
     loggerInstance: logger as FastifyBaseLogger,
@@ -133,7 +134,8 @@ export function edgeServerOptions(
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
-    trustProxy: trustProxy as FastifyServerOptions['trustProxy'],
+    // `false` as is (the plain request, no header read); else the one trust function.
+    trustProxy: trustProxy === false ? false : proxyTrust(trustProxy),
     // Our own 503 answers requests that arrive while closing, in the API's error shape.
     return503OnClosing: false,
     ajv: { customOptions: { removeAdditional: false } },

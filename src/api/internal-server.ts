@@ -41,13 +41,12 @@ export async function buildInternalServer(options: {
 
   app.addHook('onRequest', async (request) => {
     if (!request.routeOptions.config?.operator) return;
-    limiter.assertNotRefused(request.ip, request.headers.authorization);
+    const token = request.headers.authorization;
+    const presented = token ? { place: 'operator_token' as const, credential: token } : undefined;
+    limiter.assertNotRefused(request.ip, presented);
     request.em = orm.em.fork();
-    request.operator = await services.operatorTokens.authenticate(
-      request.em,
-      request.headers.authorization,
-    );
-    limiter.remember(request.headers.authorization!);
+    request.operator = await services.operatorTokens.authenticate(request.em, token);
+    limiter.remember(request.ip, presented!);
   });
 
   await app.register(metricsRoute(options.metrics.registry));

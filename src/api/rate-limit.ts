@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Principal } from '../context/request-context';
 import type { Clock } from '../clock';
@@ -98,19 +98,56 @@ export function registerRateLimit(
     if (principal === undefined) return done(null, payload);
     store.incr(bucketOf(principal), (error, result) => {
       if (error || !result) return done(error ?? new Error('the rate-limit store gave no count'));
-      const reset = Math.ceil(result.ttl / 1000);
-      const exceeded = result.current > max;
-      reply.header('ratelimit-limit', max);
-      reply.header('ratelimit-remaining', exceeded ? 0 : max - result.current);
-      reply.header('ratelimit-reset', reset);
-      if (!exceeded) return done(null, payload);
-      reply.header('retry-after', reset);
-      done(
-        new DomainError(
-          ErrorCode.RateLimited,
-          `Rate limit of ${max} requests per minute exceeded; retry in ${retryInWords(reset)}`,
-        ),
+      const exceeded = answerCount(reply, result, max);
+      if (exceeded) return done(exceeded);
+      done(null, payload);
+    });
+  });
+}
+
+/**
+ * Counts a request its key was refused (403 `ip_not_allowed`, `insufficient_scope`, a client
+ * secret's `forbidden`) in the key's own per-minute count, as any request: a key cannot probe
+ * scopes or addresses for free. Resolves to the 429 to answer instead once past the limit, or
+ * null (answer the 403; `reply`, when given, carries the RateLimit headers either way).
+ */
+export function countKeyRefusal(
+  options: { store: PostgresRateLimitStore; perMinute: number },
+  principal: Principal,
+  reply?: FastifyReply,
+): Promise<DomainError | null> {
+  return new Promise((resolve, reject) => {
+    options.store.incr(bucketOf(principal), (error, result) => {
+      if (error || !result) return reject(error ?? new Error('the rate-limit store gave no count'));
+      resolve(
+        reply
+          ? answerCount(reply, result, options.perMinute)
+          : result.current > options.perMinute
+            ? limitError(options.perMinute, Math.ceil(result.ttl / 1000))
+            : null,
       );
     });
   });
 }
+
+/** Sets the RateLimit headers for a count; the 429 (with Retry-After) when it is past `max`. */
+function answerCount(
+  reply: FastifyReply,
+  result: { current: number; ttl: number },
+  max: number,
+): DomainError | null {
+  const reset = Math.ceil(result.ttl / 1000);
+  const exceeded = result.current > max;
+  reply.header('ratelimit-limit', max);
+  reply.header('ratelimit-remaining', exceeded ? 0 : max - result.current);
+  reply.header('ratelimit-reset', reset);
+  if (!exceeded) return null;
+  reply.header('retry-after', reset);
+  return limitError(max, reset);
+}
+
+const limitError = (max: number, reset: number) =>
+  new DomainError(
+    ErrorCode.RateLimited,
+    `Rate limit of ${max} requests per minute exceeded; retry in ${retryInWords(reset)}`,
+  );

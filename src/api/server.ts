@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
@@ -6,7 +6,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { errorBody, ErrorCode } from '../domain/errors';
 import { environmentOf, type Services } from '../container';
-import { merchantContext } from '../context/request-context';
+import { merchantContext, type Principal } from '../context/request-context';
 import { forbidden } from '../context/read-scope';
 import { createApollo, persistedQueryCache } from './graphql/apollo';
 import { formatGraphQLError } from './graphql/errors';
@@ -17,7 +17,7 @@ import { buildGraphQLSchema } from './graphql/schema';
 import { requestContextOf } from './principal';
 import { assertAddressAllowed, assertScopes } from './key-restrictions';
 import { API_SCOPES } from '../domain/api-scopes';
-import { registerRateLimit, type PostgresRateLimitStore } from './rate-limit';
+import { countKeyRefusal, registerRateLimit, type PostgresRateLimitStore } from './rate-limit';
 import { registerIdempotency } from './idempotency';
 import { addSharedSchemas } from './rest/shared-schemas';
 import { restRoutes } from './rest/routes';
@@ -31,7 +31,7 @@ import { payerPageRoutes } from './rest/routes/resolution-links.route';
 import { cookieValue, SESSION_COOKIE } from './dashboard/cookies';
 import type { DepositEventHub } from './subscriptions/deposit-event-hub';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
-import type { AddressLimiter } from './address-limit';
+import type { AddressLimiter, PresentedCredential } from './address-limit';
 import { edgeServerOptions, installErrorPath } from './http-edge';
 
 export interface GatewayOptions {
@@ -51,9 +51,22 @@ export interface GatewayOptions {
 const isGraphQLRequest = (request: FastifyRequest): boolean =>
   request.url.split('?')[0] === '/graphql';
 
-/** What identifies a request's credential for the address limiter (key or session cookie). */
-const credentialOf = (request: FastifyRequest): string | undefined =>
-  request.headers.authorization ?? cookieValue(request.headers, SESSION_COOKIE) ?? undefined;
+/** GraphQL and the routes marked `dashboardSession` take the dashboard's session cookie. */
+const isSessionRoute = (request: FastifyRequest): boolean =>
+  isGraphQLRequest(request) || request.routeOptions.config?.dashboardSession === true;
+
+/**
+ * The credential an authenticated route will look up, and where it was presented, exactly as
+ * `contextOf` picks it: the address limiter is asked about THAT credential.
+ */
+const presentedOf = (request: FastifyRequest): PresentedCredential | undefined => {
+  const authorization = request.headers.authorization;
+  if (authorization !== undefined) return { place: 'authorization', credential: authorization };
+  const session = cookieValue(request.headers, SESSION_COOKIE);
+  return session && isSessionRoute(request)
+    ? { place: 'session_cookie', credential: session }
+    : undefined;
+};
 
 /** Builds the gateway: REST `/v1`, GraphQL over HTTP and graphql-ws, one error model each. */
 export async function buildGateway(options: GatewayOptions) {
@@ -69,6 +82,16 @@ export async function buildGateway(options: GatewayOptions) {
   installErrorPath(app as unknown as FastifyInstance, { limiter, isGraphQL: isGraphQLRequest });
 
   const deployment = { environment: environmentOf(services.config), clock: services.clock };
+  const keyLimit = {
+    store: options.rateLimitStore,
+    perMinute: services.config.RATE_LIMIT_PER_MINUTE,
+  };
+  /** Counts a key's 403 against its limit; a count the store cannot take leaves the 403. */
+  const countRefusal = (principal: Principal, reply?: FastifyReply) =>
+    countKeyRefusal(keyLimit, principal, reply).catch((error: unknown) => {
+      options.logger.warn({ err: error }, 'refused request not counted against its key');
+      return null;
+    });
   /**
    * The request's context, built once: from a bearer key; or, for GraphQL and the routes marked
    * `dashboardSession` only, the dashboard's session cookie together with its CSRF token (the
@@ -77,9 +100,7 @@ export async function buildGateway(options: GatewayOptions) {
    */
   const contextOf = async (request: FastifyRequest) => {
     const session = cookieValue(request.headers, SESSION_COOKIE);
-    const sessionRoute =
-      isGraphQLRequest(request) || request.routeOptions.config?.dashboardSession === true;
-    if (request.headers.authorization === undefined && session && sessionRoute) {
+    if (request.headers.authorization === undefined && session && isSessionRoute(request)) {
       const csrf = request.headers['x-csrf-token'];
       const resumed = await services.dashboardSessions.resume(
         request.em,
@@ -118,25 +139,50 @@ export async function buildGateway(options: GatewayOptions) {
         .headers({ connection: 'close', 'retry-after': '1' })
         .send(errorBody(ErrorCode.ServiceUnavailable, 'The gateway is shutting down; retry'));
     }
-    // An address past its limit of failed authentications is refused before any lookup.
+    const publicRoute = request.routeOptions.config?.public === true;
+    // An address past its limit of failed authentications is refused before any lookup. A
+    // public route's credential (a sign-in's key, a bank signature, a payer's link) is its own
+    // to read, never exempt; it is asked again when the body is in (preHandler below).
     // /health stays cheap and always answers: load balancers probe it.
+    const presented = publicRoute ? undefined : presentedOf(request);
     if (request.routeOptions.url && request.routeOptions.url !== '/health') {
-      limiter.assertNotRefused(request.ip, credentialOf(request));
+      limiter.assertNotRefused(request.ip, presented);
     }
     request.em = orm.em.fork();
-    if (request.routeOptions.config?.public || !request.routeOptions.url) return;
+    if (publicRoute || !request.routeOptions.url) return;
     request.requestContext = await contextOf(request);
     request.principal = request.requestContext.principal;
-    const credential = credentialOf(request);
-    if (credential) limiter.remember(credential);
-    // Default deny: a client secret reaches only routes that allow it.
-    if (request.principal.kind === 'client_secret' && !request.routeOptions.config?.clientSecret) {
-      throw forbidden();
+    if (presented) limiter.remember(request.ip, presented);
+    try {
+      // Default deny: a client secret reaches only routes that allow it.
+      if (
+        request.principal.kind === 'client_secret' &&
+        !request.routeOptions.config?.clientSecret
+      ) {
+        throw forbidden();
+      }
+      // A key's limits, after it authenticated (401 first): its addresses, then the route's
+      // scopes (none listed: only `all`), so no handler has to remember them.
+      assertAddressAllowed(request.principal, request.ip);
+      assertScopes(request.principal, request.routeOptions.config?.scopes);
+    } catch (refusal) {
+      // A 403 costs the key a request like any other (429 once past its limit).
+      throw (await countRefusal(request.principal, reply)) ?? refusal;
     }
-    // A key's limits, after it authenticated (401 first): its addresses, then the route's
-    // scopes (none listed: only `all`), so no handler has to remember them.
-    assertAddressAllowed(request.principal, request.ip);
-    assertScopes(request.principal, request.routeOptions.config?.scopes);
+  });
+
+  // A public route reads its credential from the body or the URL after onRequest ran, maybe
+  // long after (a slow body): asked again just before the handler looks it up.
+  app.addHook('preHandler', (request, _reply, done) => {
+    if (request.routeOptions.config?.public !== true || request.routeOptions.url === '/health') {
+      return done();
+    }
+    try {
+      limiter.assertNotRefused(request.ip);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
   });
 
   app.addHook('preValidation', (request, _reply, done) => {
@@ -150,16 +196,13 @@ export async function buildGateway(options: GatewayOptions) {
 
   // The same options as `npm run openapi` (docs/openapi.json), so both documents agree.
   await app.register(swagger, openApiOptions(options.version));
-  registerRateLimit(app, {
-    store: options.rateLimitStore,
-    perMinute: services.config.RATE_LIMIT_PER_MINUTE,
-  });
+  registerRateLimit(app, keyLimit);
 
   // Root hooks: every POST route, /graphql included, honours Idempotency-Key.
   registerIdempotency(app, { idempotency: services.idempotency });
   // Sandbox routes register nothing in production: /v1/sandbox/* answers 404 there.
   for (const routes of restRoutes(services, options.version)) await app.register(routes);
-  await app.register(dashboardRoutes(services));
+  await app.register(dashboardRoutes(services, countRefusal));
   await app.register(payerPageRoutes(services, limiter));
   // /docs and /graphiql: on in the sandbox, off in production unless the operator turns them on.
   await app.register(referenceRoutes(services.config));
@@ -232,6 +275,7 @@ export async function buildGateway(options: GatewayOptions) {
       depositEvents,
       databaseUrl: services.config.DATABASE_URL,
       limiter,
+      countRefusal,
       documents,
     });
     await websocket.start();

@@ -66,6 +66,8 @@ export function attachGraphQLWebSocket(options: {
   databaseUrl?: string;
   /** Failed authentications per client address, shared with HTTP (none: not counted). */
   limiter?: AddressLimiter;
+  /** Counts a key's 403 against its per-minute limit, as HTTP does (the answer stays 4403). */
+  countRefusal?: (principal: Principal) => Promise<unknown>;
   /** Parsed and validated documents, shared with HTTP (none: a cache of its own). */
   documents?: DocumentCache;
 }): { start(): Promise<void>; close(): Promise<void>; connections(): number } {
@@ -157,17 +159,19 @@ export function attachGraphQLWebSocket(options: {
         const header = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
         const csrf = ctx.connectionParams?.csrfToken;
         const address = clientAddress(ctx.extra.request);
-        const presented =
-          typeof header === 'string'
-            ? header
-            : cookieValue(ctx.extra.request.headers, SESSION_COOKIE) || undefined;
+        const dashboard = header === undefined && typeof csrf === 'string';
+        const text = dashboard ? cookieValue(ctx.extra.request.headers, SESSION_COOKIE) : header;
+        const place = dashboard ? ('session_cookie' as const) : ('connection_params' as const);
+        const presented = typeof text === 'string' ? { place, credential: text } : undefined;
+        let principal: Principal | undefined;
         try {
-          // An address past its limit of failed authentications is refused before any lookup.
+          // Past its address's limit, the credential about to be looked up is refused first.
           options.limiter?.assertNotRefused(address, presented);
-          const credential =
-            header === undefined && typeof csrf === 'string'
-              ? await dashboardPrincipal(ctx.extra.request, csrf)
-              : await bearerPrincipal(header);
+          const credential = dashboard
+            ? await dashboardPrincipal(ctx.extra.request, csrf as string)
+            : await bearerPrincipal(header);
+          principal = credential.principal;
+          if (presented) options.limiter?.remember(address, presented);
           assertAddressAllowed(credential.principal, address);
           const socket = ctx.extra.socket;
           // The socket may have gone while the credential was read: then nothing to track.
@@ -195,7 +199,6 @@ export function attachGraphQLWebSocket(options: {
             'sessionId' in credential ? 'dashboard_session' : undefined,
           );
           ctx.extra.open = open;
-          if (presented) options.limiter?.remember(presented);
           return true;
         } catch (error) {
           if (error instanceof AddressRateLimited) {
@@ -203,6 +206,7 @@ export function attachGraphQLWebSocket(options: {
             return false;
           }
           if (error instanceof DomainError && error.code === ErrorCode.IpNotAllowed) {
+            if (principal) await options.countRefusal?.(principal);
             ctx.extra.socket.close(WS_CLOSE.addressNotAllowed, `Forbidden: ${error.message}`);
             return false;
           }

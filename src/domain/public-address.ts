@@ -97,7 +97,7 @@ function startsWith(h: number[], prefix: number[], length: number): boolean {
 }
 
 /** Eight 16-bit groups of a valid IPv6 address (as `isIP` accepts it). */
-function ipv6ToHextets(address: string): number[] {
+export function ipv6ToHextets(address: string): number[] {
   let text = address.toLowerCase();
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted) {

@@ -12,7 +12,8 @@ describe('edge configuration', () => {
   });
 
   it.each([
-    ['true', true],
+    // One trusted hop, never Fastify's `true` (the leftmost address: the client's own).
+    ['true', 1],
     ['false', false],
     ['2', 2],
     ['10.0.0.1', ['10.0.0.1']],

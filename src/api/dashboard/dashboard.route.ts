@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../container';
 import { DomainError, ErrorCode, errorBody } from '../../domain/errors';
 import { forbidden } from '../../context/read-scope';
+import type { SecretKeyPrincipal } from '../../context/request-context';
 import { assertAddressAllowed } from '../key-restrictions';
 import { readAsset, readPage } from './dashboard-files';
 import {
@@ -29,7 +30,11 @@ const PUBLIC = { config: { public: true }, schema: { hide: true } } as const;
  * and the sign-in that exchanges a secret key for a session cookie plus a CSRF token.
  */
 export const dashboardRoutes =
-  (services: Services): FastifyPluginAsync =>
+  (
+    services: Services,
+    /** Counts a key's 403 against its per-minute limit: the 429 to answer instead, or null. */
+    countRefusal: (key: SecretKeyPrincipal, reply: FastifyReply) => Promise<Error | null>,
+  ): FastifyPluginAsync =>
   async (app) => {
     const secure = services.config.ONRAMP_ENV === 'production';
     const lifetime = services.config.DASHBOARD_SESSION_SECONDS;
@@ -80,10 +85,17 @@ export const dashboardRoutes =
         throw new DomainError(ErrorCode.InvalidParameter, 'Send {"api_key": "sk_..."}');
       }
       // A key held to some addresses opens a session only from one of them (and every use of
-      // the session is checked again by the gateway).
-      const session = await services.dashboardSessions.open(request.em, body.api_key, (key) =>
-        assertAddressAllowed(key, request.ip),
-      );
+      // the session is checked again by the gateway); the refusal counts against the key.
+      let refusedKey: SecretKeyPrincipal | undefined;
+      const session = await services.dashboardSessions
+        .open(request.em, body.api_key, (key) => {
+          refusedKey = key;
+          assertAddressAllowed(key, request.ip);
+          refusedKey = undefined;
+        })
+        .catch(async (error: unknown) => {
+          throw (refusedKey && (await countRefusal(refusedKey, reply))) || error;
+        });
       return reply
         .code(201)
         .header('set-cookie', sessionCookie(session.token, lifetime, secure))
