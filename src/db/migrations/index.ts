@@ -26,10 +26,16 @@ import { Migration20261128150700_resolution_link_attempts } from './Migration202
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
+  { name: 'Migration20261122000100_foundation', class: Migration20261122000100_foundation },
+  { name: 'Migration20261122000200_onramps', class: Migration20261122000200_onramps },
+  { name: 'Migration20261122000300_deposits', class: Migration20261122000300_deposits },
+  { name: 'Migration20261122000400_payouts', class: Migration20261122000400_payouts },
+  { name: 'Migration20261122000500_webhooks', class: Migration20261122000500_webhooks },
   {
     name: 'Migration20261122000600_dashboard_sessions',
     class: Migration20261122000600_dashboard_sessions,
   },
+  { name: 'Migration20261122000700_operations', class: Migration20261122000700_operations },
   {
     name: 'Migration20261124000800_credential_revocations',
     class: Migration20261124000800_credential_revocations,
@@ -50,14 +56,12 @@ export const migrationsList = [
     name: 'Migration20261125000200_lean_ledger_events',
     class: Migration20261125000200_lean_ledger_events,
   },
+  { name: 'Migration20261125000400_lean_events', class: Migration20261125000400_lean_events },
   {
     name: 'Migration20261125000500_events_without_foreign_keys',
     class: Migration20261125000500_events_without_foreign_keys,
   },
-  {
-    name: 'Migration20261125100100_api_key_scopes',
-    class: Migration20261125100100_api_key_scopes,
-  },
+  { name: 'Migration20261125100100_api_key_scopes', class: Migration20261125100100_api_key_scopes },
   {
     name: 'Migration20261125100200_webhook_endpoints',
     class: Migration20261125100200_webhook_endpoints,
@@ -66,14 +70,8 @@ export const migrationsList = [
     name: 'Migration20261125100300_withdrawal_addresses',
     class: Migration20261125100300_withdrawal_addresses,
   },
-  {
-    name: 'Migration20261125100400_report_indexes',
-    class: Migration20261125100400_report_indexes,
-  },
-  {
-    name: 'Migration20261125110100_payer_rules',
-    class: Migration20261125110100_payer_rules,
-  },
+  { name: 'Migration20261125100400_report_indexes', class: Migration20261125100400_report_indexes },
+  { name: 'Migration20261125110100_payer_rules', class: Migration20261125110100_payer_rules },
   {
     name: 'Migration20261125110200_deposit_returns',
     class: Migration20261125110200_deposit_returns,
