@@ -32,6 +32,7 @@ import type { DepositEventHub } from './subscriptions/deposit-event-hub';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { AddressLimiter } from './address-limit';
 import { edgeServerOptions, installErrorPath } from './http-edge';
+import { assertBrowserOrigin, foreignOrigin, ownOriginOf, registerCors } from './browser-origins';
 
 export interface GatewayOptions {
   orm: MikroORM;
@@ -76,6 +77,7 @@ export async function buildGateway(options: GatewayOptions) {
   installErrorPath(app as unknown as FastifyInstance, { limiter, isGraphQL: isGraphQLRequest });
 
   const deployment = { environment: environmentOf(services.config), clock: services.clock };
+  const own = ownOriginOf(services.config);
   /**
    * The request's context, built once: from a bearer key; or, for GraphQL and the routes marked
    * `dashboardSession` only, the dashboard's session cookie together with its CSRF token (the
@@ -132,6 +134,8 @@ export async function buildGateway(options: GatewayOptions) {
     }
     request.em = orm.em.fork();
     if (request.routeOptions.config?.public || !request.routeOptions.url) return;
+    // A CORS preflight carries no credential; @fastify/cors (below) answers it.
+    if (request.method === 'OPTIONS') return;
     request.requestContext = await contextOf(request);
     request.principal = request.requestContext.principal;
     const credential = credentialOf(request);
@@ -140,11 +144,18 @@ export async function buildGateway(options: GatewayOptions) {
     if (request.principal.kind === 'client_secret' && !request.routeOptions.config?.clientSecret) {
       throw forbidden();
     }
+    // A page of another site: only a client secret its merchant allows there (docs/api.md
+    // "Browsers"); a secret key is refused, never revoked.
+    const origin = foreignOrigin(request.headers, own);
+    assertBrowserOrigin(request.requestContext, origin, own);
     // A key's limits, after it authenticated (401 first): its addresses, then the route's
     // scopes (none listed: only `all`), so no handler has to remember them.
     assertAddressAllowed(request.principal, request.ip);
     assertScopes(request.principal, request.routeOptions.config?.scopes);
   });
+
+  // After the authentication hook: the real call's answer depends on its principal.
+  await registerCors(app as unknown as FastifyInstance, own);
 
   app.addHook('preValidation', (request, _reply, done) => {
     try {

@@ -22,6 +22,7 @@ import { AddressRateLimited, type AddressLimiter } from './address-limit';
 import { clientAddressResolver } from './client-address';
 import { boundCloseReasons, CLOSE_GRACE_MS, closeThenTerminate } from './ws-close';
 import { assertAddressAllowed } from './key-restrictions';
+import { assertBrowserOrigin, foreignOrigin, ownOriginOf } from './browser-origins';
 
 type ConnectionExtra = Record<PropertyKey, unknown> & {
   principal?: Principal;
@@ -80,6 +81,7 @@ export function attachGraphQLWebSocket(options: {
   const { config, clock } = options.services;
   const deployment = { environment: environmentOf(config), clock };
   const clientAddress = clientAddressResolver(config.TRUST_PROXY);
+  const own = ownOriginOf(config);
   const sockets = new SocketRegistry(
     {
       socketsPerCredential: config.WS_MAX_SOCKETS_PER_KEY,
@@ -169,6 +171,15 @@ export function attachGraphQLWebSocket(options: {
               ? await dashboardPrincipal(ctx.extra.request, csrf)
               : await bearerPrincipal(header);
           assertAddressAllowed(credential.principal, address);
+          // One context for the socket: its credential is fixed for the socket's life.
+          const context = merchantContext(
+            credential.principal,
+            deployment,
+            'sessionId' in credential ? 'dashboard_session' : undefined,
+          );
+          // The upgrade's Origin, as over HTTP: a page of another site may use only a client
+          // secret its merchant allows there (a dashboard socket is same-origin already).
+          assertBrowserOrigin(context, foreignOrigin(ctx.extra.request.headers, own), own);
           const socket = ctx.extra.socket;
           // The socket may have gone while the credential was read: then nothing to track.
           if (socket.readyState !== socket.OPEN) return false;
@@ -188,12 +199,7 @@ export function attachGraphQLWebSocket(options: {
           // Closed on registration: its credential ended while it was being read.
           if (socket.readyState !== socket.OPEN) return false;
           ctx.extra.principal = credential.principal;
-          // One context for the socket: its credential is fixed for the socket's life.
-          ctx.extra.requestContext = merchantContext(
-            credential.principal,
-            deployment,
-            'sessionId' in credential ? 'dashboard_session' : undefined,
-          );
+          ctx.extra.requestContext = context;
           ctx.extra.open = open;
           if (presented) options.limiter?.remember(presented);
           return true;
@@ -204,6 +210,13 @@ export function attachGraphQLWebSocket(options: {
           }
           if (error instanceof DomainError && error.code === ErrorCode.IpNotAllowed) {
             ctx.extra.socket.close(WS_CLOSE.addressNotAllowed, `Forbidden: ${error.message}`);
+            return false;
+          }
+          if (
+            error instanceof DomainError &&
+            (error.code === ErrorCode.OriginNotAllowed || error.code === ErrorCode.Forbidden)
+          ) {
+            ctx.extra.socket.close(WS_CLOSE.originRefused, `Forbidden: ${error.message}`);
             return false;
           }
           if (error instanceof DomainError && error.code === ErrorCode.Unauthorized) {

@@ -17,3 +17,11 @@ export function merchantPaymentRulesSql(idSql: string): string {
   return `(select jsonb_build_object('underpayment', m.underpayment, 'overpayment', m.overpayment,
             'payer_name_check', m.payer_name_check) from merchants m where m.id = ${idSql})`;
 }
+
+/**
+ * Scalar text[]: the browser origins merchant `idSql` allows client secrets from (its
+ * settings' `allowed_origins`), read with a client secret's lookup in the same statement.
+ */
+export function merchantAllowedOriginsSql(idSql: string): string {
+  return `(select m.allowed_origins from merchants m where m.id = ${idSql})`;
+}

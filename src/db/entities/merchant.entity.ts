@@ -34,6 +34,10 @@ export class Merchant {
   @Property({ type: 'json', nullable: true })
   payerResolution: Opt<Record<string, unknown>> | null = null;
 
+  /** Browser origins allowed to use client secrets (`https://host[:port]`); empty: none. */
+  @Property({ type: 'text[]' })
+  allowedOrigins: Opt<string[]> = [];
+
   @Property({ type: 'timestamptz' })
   createdAt!: Date;
 

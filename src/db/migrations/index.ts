@@ -20,6 +20,7 @@ import { Migration20261125110100_payer_rules } from './Migration20261125110100_p
 import { Migration20261125110200_deposit_returns } from './Migration20261125110200_deposit_returns';
 import { Migration20261125120000_resolution_links } from './Migration20261125120000_resolution_links';
 import { Migration20261125120200_rates_published } from './Migration20261125120200_rates_published';
+import { Migration20261128150200_allowed_origins } from './Migration20261128150200_allowed_origins';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
@@ -89,5 +90,9 @@ export const migrationsList = [
   {
     name: 'Migration20261125120200_rates_published',
     class: Migration20261125120200_rates_published,
+  },
+  {
+    name: 'Migration20261128150200_allowed_origins',
+    class: Migration20261128150200_allowed_origins,
   },
 ];
