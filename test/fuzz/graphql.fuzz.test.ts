@@ -3,6 +3,7 @@
 // bombs), and graphql-ws sockets with any frames in any order. Replay with FUZZ_SEED/FUZZ_PATH.
 import fc from 'fast-check';
 import { assertStillServing } from './support/after-run';
+import { browserViolations } from './support/browser-rules';
 import {
   assertClean,
   batchOf,
@@ -60,7 +61,10 @@ describe(`GraphQL fuzz (seed ${FUZZ_SEED})`, () => {
       const answer = await send(world.stack.url, sent);
       stats.saw(`${sent.transport} ${answer.status} ${reasonOf(answer.text)}`);
       const secrets = planted.without(secretsFor(sent.credential));
-      const violations = checkHttpAnswer(sent, answer, secrets, true);
+      const violations = [
+        ...checkHttpAnswer(sent, answer, secrets, true),
+        ...browserViolations(sent, answer, world.stack.url),
+      ];
       return { sent, answer, violations };
     } catch (error) {
       if ((error as { clientSide?: boolean }).clientSide) {

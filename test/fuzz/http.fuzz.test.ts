@@ -18,6 +18,7 @@ import { checkHttpAnswer, PlantedValues, type SentRequest } from './support/orac
 import { checkRawAnswer, parseFirstResponse, rawRequest, sendRaw } from './support/raw-http';
 import { operationsOf, restRequest } from './support/rest-requests';
 import { assertStillServing } from './support/after-run';
+import { browserViolations } from './support/browser-rules';
 import { secretsOf, startFuzzWorld, type FuzzWorld } from './support/world';
 
 jest.setTimeout(300_000);
@@ -65,7 +66,11 @@ describe(`HTTP fuzz (seed ${FUZZ_SEED})`, () => {
       stats.saw(`${sent.transport} ${answer.status}`);
       const graphqlPath = GRAPHQL_PATHS.has(sent.path.split('?')[0]);
       const secrets = sent.credential === 'bank' ? [] : planted.without(secretsFor(sent));
-      return { sent, answer, violations: checkHttpAnswer(sent, answer, secrets, graphqlPath) };
+      const violations = [
+        ...checkHttpAnswer(sent, answer, secrets, graphqlPath),
+        ...browserViolations(sent, answer, world.stack.url),
+      ];
+      return { sent, answer, violations };
     } catch (error) {
       if ((error as { clientSide?: boolean }).clientSide) {
         stats.clientRefused += 1;
