@@ -3,7 +3,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { launchBrowser, type Browser } from '../support/browser';
+import { launchBrowser, waitForText, type Browser } from '../support/browser';
 import { createTestDatabase } from '../support/db';
 import { request } from '../support/http';
 import { createBalanceOnramp, type CreatedOnramp } from '../support/onramps';
@@ -126,6 +126,30 @@ describe('browsers: a page on another origin calls GraphQL with a client secret 
     });
     const removed = await callFrom(`${shop}/checkout`, onramp.client_secret);
     expect(removed).toEqual({ ok: false, error: expect.stringMatching(/Failed to fetch/) });
+  });
+
+  it("the dashboard's settings panel edits allowed_origins, and says which entry is refused", async () => {
+    const { page } = browser;
+    await page.goto(`${stack.url}/dashboard`);
+    await page.getByLabel('Secret API key', { exact: true }).fill(key);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    const panel = page.getByRole('region', { name: 'Allowed origins', exact: true });
+    await panel.waitFor();
+    const origins = panel.getByLabel('Origins', { exact: true });
+    await origins.fill('https://shop.example.com\n\nhttps://app.example.com:8443\n');
+    await panel.getByRole('button', { name: 'Save origins' }).click();
+    await waitForText(panel.getByRole('status'), 'Allowed origins saved.');
+    const saved = await request(stack.url, 'GET', '/v1/merchant/settings', { key });
+    expect(saved.body.allowed_origins).toEqual([
+      'https://shop.example.com',
+      'https://app.example.com:8443',
+    ]);
+    await origins.fill('https://shop.example.com/checkout');
+    await panel.getByRole('button', { name: 'Save origins' }).click();
+    await waitForText(panel.getByRole('alert'), /allowed_origins\[0\]/);
+    const unchanged = await request(stack.url, 'GET', '/v1/merchant/settings', { key });
+    expect(unchanged.body.allowed_origins).toHaveLength(2);
+    expect(browser.pageErrors).toEqual([]);
   });
 
   it('the sandbox allows http://localhost pages on any port; 127.0.0.1 is another origin', async () => {

@@ -47,7 +47,7 @@ export function graphqlRequest(schema: GraphQLSchema, world: FuzzWorld): fc.Arbi
       apqVersion: fc.constantFrom<unknown>(1, 1, 1, 1, 2, '1', null),
       contentType: fc.constantFrom(...CONTENT_TYPES),
       origin: fc.oneof(
-        { weight: 4, arbitrary: fc.constant(undefined) },
+        { weight: 7, arbitrary: fc.constant(undefined) },
         { weight: 1, arbitrary: fc.constantFrom(...browserOrigins(world)) },
       ),
       cookie: fc.oneof(

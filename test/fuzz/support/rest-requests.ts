@@ -231,7 +231,7 @@ export function restRequest(operations: Operation[], world: FuzzWorld): fc.Arbit
           { maxKeys: 2 },
         ),
         origin: fc.oneof(
-          { weight: 4, arbitrary: fc.constant(undefined) },
+          { weight: 7, arbitrary: fc.constant(undefined) },
           { weight: 1, arbitrary: fc.constantFrom(...browserOrigins(world)) },
         ),
       })
