@@ -2941,6 +2941,9 @@ export interface operations {
            *         "enabled": true,
            *         "action": "flag"
            *       },
+           *       "allowed_origins": [
+           *         "https://shop.example.com"
+           *       ],
            *       "payer_resolution": {
            *         "allow_settle": false
            *       }
@@ -3103,6 +3106,9 @@ export interface operations {
            *         "enabled": true,
            *         "action": "flag"
            *       },
+           *       "allowed_origins": [
+           *         "https://shop.example.com"
+           *       ],
            *       "payer_resolution": {
            *         "allow_settle": false
            *       }
@@ -8372,6 +8378,9 @@ export interface operations {
          *           "enabled": true,
          *           "action": "flag"
          *         },
+         *         "allowed_origins": [
+         *           "https://shop.example.com"
+         *         ],
          *         "payer_resolution": {
          *           "allow_settle": false
          *         }
