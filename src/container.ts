@@ -150,6 +150,10 @@ export function createServices(
     systemDailyUsd: dec(config.SYSTEM_DAILY_LIMIT_USD),
   };
   const sandboxEnv = config.ONRAMP_ENV === 'sandbox';
+  const addressDelaySeconds = withdrawalAddressDelaySeconds(
+    config.WITHDRAWAL_ADDRESS_DELAY_SECONDS,
+    sandboxEnv,
+  );
   const auth = new AuthService(
     environmentOf(config),
     clock,
@@ -256,23 +260,9 @@ export function createServices(
       dec(config.WITHDRAWAL_MIN_USD),
       config.ONRAMP_ENV === 'sandbox',
     ),
-    withdrawalAddresses: new WithdrawalAddressBookService(
-      clock,
-      auditLog,
-      withdrawalAddressDelaySeconds(
-        config.WITHDRAWAL_ADDRESS_DELAY_SECONDS,
-        config.ONRAMP_ENV === 'sandbox',
-      ),
-    ),
-    merchantSettings: new MerchantSettingsService(
-      clock,
-      auditLog,
-      config.ONRAMP_ENV === 'sandbox',
-      withdrawalAddressDelaySeconds(
-        config.WITHDRAWAL_ADDRESS_DELAY_SECONDS,
-        config.ONRAMP_ENV === 'sandbox',
-      ),
-    ),
+    withdrawalAddresses: new WithdrawalAddressBookService(clock, auditLog, addressDelaySeconds),
+    // A widening settings change waits as long as a new address does (issue 32).
+    merchantSettings: new MerchantSettingsService(clock, auditLog, sandboxEnv, addressDelaySeconds),
     webhookEndpoints,
     webhookDeliveries: new WebhookDeliveryService(
       clock,

@@ -11,6 +11,7 @@ import {
 } from './api.js';
 import { AddressBookSection } from './address-book.js';
 import { PaymentRulesSection } from './payment-rules.js';
+import { AllowedOriginsSection } from './allowed-origins.js';
 import { ApiKeysSection } from './api-keys.js';
 import { BalanceSection } from './balance.js';
 import { DepositDetailSection } from './deposit-detail.js';
@@ -45,6 +46,7 @@ const webhookEndpoints = new WebhookEndpointsSection();
 const sandbox = new SandboxSection();
 const addressBook = new AddressBookSection();
 const paymentRules = new PaymentRulesSection();
+const allowedOrigins = new AllowedOriginsSection();
 const apiKeys = new ApiKeysSection();
 const reports = new ReportsSection();
 const detail = new DepositDetailSection();
@@ -138,6 +140,7 @@ function enter(s: Session): void {
   void webhookEndpoints.load();
   void addressBook.load();
   void paymentRules.load();
+  void allowedOrigins.load();
   startLive();
   byId('main').focus({ preventScroll: true });
 }
@@ -203,6 +206,7 @@ function leave(message?: string): void {
   sandbox.reset();
   addressBook.reset();
   paymentRules.reset();
+  allowedOrigins.reset();
   apiKeys.reset();
   reports.reset();
   setText(merchantName, '');

@@ -193,3 +193,11 @@ export const PAYMENT_RULES_QUERY = `query DashboardPaymentRules {
 export const UPDATE_PAYMENT_RULES_MUTATION = `mutation DashboardUpdatePaymentRules($input: UpdateMerchantSettingsInput!) {
   updateMerchantSettings(input: $input) { ${PAYMENT_RULES_FIELDS} }
 }`;
+
+export const ALLOWED_ORIGINS_QUERY = `query DashboardAllowedOrigins {
+  merchantSettings { allowedOrigins }
+}`;
+
+export const UPDATE_ALLOWED_ORIGINS_MUTATION = `mutation DashboardUpdateAllowedOrigins($input: UpdateMerchantSettingsInput!) {
+  updateMerchantSettings(input: $input) { allowedOrigins }
+}`;

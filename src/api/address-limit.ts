@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import { hash } from 'node:crypto';
 import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
@@ -144,4 +145,22 @@ export class AddressLimiter {
     const oldest = map.keys().next();
     if (!oldest.done) map.delete(oldest.value);
   }
+}
+
+/**
+ * A public route reads its credential from the body or the URL after `onRequest` ran, maybe
+ * long after (a slow body): the address is asked again just before the handler looks it up.
+ */
+export function recheckPublicRoutes(app: FastifyInstance, limiter: AddressLimiter): void {
+  app.addHook('preHandler', (request, _reply, done) => {
+    if (request.routeOptions.config?.public !== true || request.routeOptions.url === '/health') {
+      return done();
+    }
+    try {
+      limiter.assertNotRefused(request.ip);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
+  });
 }

@@ -31,8 +31,13 @@ import { payerPageRoutes } from './rest/routes/resolution-links.route';
 import { cookieValue, SESSION_COOKIE } from './dashboard/cookies';
 import type { DepositEventHub } from './subscriptions/deposit-event-hub';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
-import type { AddressLimiter, PresentedCredential } from './address-limit';
+import {
+  recheckPublicRoutes,
+  type AddressLimiter,
+  type PresentedCredential,
+} from './address-limit';
 import { edgeServerOptions, installErrorPath } from './http-edge';
+import { assertBrowserOrigin, foreignOrigin, ownOriginOf, registerCors } from './browser-origins';
 
 export interface GatewayOptions {
   orm: MikroORM;
@@ -92,6 +97,7 @@ export async function buildGateway(options: GatewayOptions) {
       options.logger.warn({ err: error }, 'refused request not counted against its key');
       return null;
     });
+  const own = ownOriginOf(services.config);
   /**
    * The request's context, built once: from a bearer key; or, for GraphQL and the routes marked
    * `dashboardSession` only, the dashboard's session cookie together with its CSRF token (the
@@ -150,6 +156,8 @@ export async function buildGateway(options: GatewayOptions) {
     }
     request.em = orm.em.fork();
     if (publicRoute || !request.routeOptions.url) return;
+    // A CORS preflight carries no credential; @fastify/cors (below) answers it.
+    if (request.method === 'OPTIONS') return;
     request.requestContext = await contextOf(request);
     request.principal = request.requestContext.principal;
     if (presented) limiter.remember(request.ip, presented);
@@ -161,6 +169,9 @@ export async function buildGateway(options: GatewayOptions) {
       ) {
         throw forbidden();
       }
+      // A page of another site: only a client secret its merchant allows there (docs/api.md
+      // "Browsers"); a secret key is refused, never revoked.
+      assertBrowserOrigin(request.requestContext, foreignOrigin(request.headers, own), own);
       // A key's limits, after it authenticated (401 first): its addresses, then the route's
       // scopes (none listed: only `all`), so no handler has to remember them.
       assertAddressAllowed(request.principal, request.ip);
@@ -171,19 +182,11 @@ export async function buildGateway(options: GatewayOptions) {
     }
   });
 
-  // A public route reads its credential from the body or the URL after onRequest ran, maybe
-  // long after (a slow body): asked again just before the handler looks it up.
-  app.addHook('preHandler', (request, _reply, done) => {
-    if (request.routeOptions.config?.public !== true || request.routeOptions.url === '/health') {
-      return done();
-    }
-    try {
-      limiter.assertNotRefused(request.ip);
-    } catch (error) {
-      return done(error as Error);
-    }
-    done();
-  });
+  // A public route reads its credential after onRequest ran (maybe long after): asked again.
+  recheckPublicRoutes(app as unknown as FastifyInstance, limiter);
+
+  // After the authentication hook: the real call's answer depends on its principal.
+  await registerCors(app as unknown as FastifyInstance, own);
 
   app.addHook('preValidation', (request, _reply, done) => {
     try {

@@ -10,6 +10,8 @@ export const WS_CLOSE = {
   clientSecretRevoked: 4403,
   /** The key may not be used from the client's address (HTTP's 403 `ip_not_allowed`). */
   addressNotAllowed: 4403,
+  /** A page of another site: a client secret from outside `allowed_origins`, or a secret key. */
+  originRefused: 4403,
   /** Too many sockets open for one credential on this gateway. */
   tooManySockets: 4429,
   /** The client's address is past its limit of failed authentications (as HTTP's 429). */

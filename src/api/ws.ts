@@ -18,10 +18,12 @@ import { randomUlid } from '../domain/ids';
 import { SocketRegistry, WS_CLOSE, type OpenSocket } from './ws-sockets';
 import { CredentialWatch } from './ws-credentials';
 import { hostileVariables } from './nul-characters';
-import { AddressRateLimited, type AddressLimiter } from './address-limit';
+import type { AddressLimiter } from './address-limit';
+import { closeRefusedConnection } from './ws-connect-refusal';
 import { clientAddressResolver } from './client-address';
 import { boundCloseReasons, CLOSE_GRACE_MS, closeThenTerminate } from './ws-close';
 import { assertAddressAllowed } from './key-restrictions';
+import { assertBrowserOrigin, foreignOrigin, ownOriginOf } from './browser-origins';
 
 type ConnectionExtra = Record<PropertyKey, unknown> & {
   principal?: Principal;
@@ -82,6 +84,7 @@ export function attachGraphQLWebSocket(options: {
   const { config, clock } = options.services;
   const deployment = { environment: environmentOf(config), clock };
   const clientAddress = clientAddressResolver(config.TRUST_PROXY);
+  const own = ownOriginOf(config);
   const sockets = new SocketRegistry(
     {
       socketsPerCredential: config.WS_MAX_SOCKETS_PER_KEY,
@@ -173,6 +176,15 @@ export function attachGraphQLWebSocket(options: {
           principal = credential.principal;
           if (presented) options.limiter?.remember(address, presented);
           assertAddressAllowed(credential.principal, address);
+          // One context for the socket: its credential is fixed for the socket's life.
+          const context = merchantContext(
+            credential.principal,
+            deployment,
+            'sessionId' in credential ? 'dashboard_session' : undefined,
+          );
+          // The upgrade's Origin, as over HTTP: a page of another site may use only a client
+          // secret its merchant allows there (a dashboard socket is same-origin already).
+          assertBrowserOrigin(context, foreignOrigin(ctx.extra.request.headers, own), own);
           const socket = ctx.extra.socket;
           // The socket may have gone while the credential was read: then nothing to track.
           if (socket.readyState !== socket.OPEN) return false;
@@ -192,34 +204,18 @@ export function attachGraphQLWebSocket(options: {
           // Closed on registration: its credential ended while it was being read.
           if (socket.readyState !== socket.OPEN) return false;
           ctx.extra.principal = credential.principal;
-          // One context for the socket: its credential is fixed for the socket's life.
-          ctx.extra.requestContext = merchantContext(
-            credential.principal,
-            deployment,
-            'sessionId' in credential ? 'dashboard_session' : undefined,
-          );
+          ctx.extra.requestContext = context;
           ctx.extra.open = open;
           return true;
         } catch (error) {
-          if (error instanceof AddressRateLimited) {
-            ctx.extra.socket.close(WS_CLOSE.addressRefused, error.message);
-            return false;
-          }
-          if (error instanceof DomainError && error.code === ErrorCode.IpNotAllowed) {
-            if (principal) await options.countRefusal?.(principal);
-            ctx.extra.socket.close(WS_CLOSE.addressNotAllowed, `Forbidden: ${error.message}`);
-            return false;
-          }
-          if (error instanceof DomainError && error.code === ErrorCode.Unauthorized) {
-            // Counted like a failed authentication over HTTP; the one past the limit says so.
-            const refusal = await options.limiter?.countFailure(address).catch(() => null);
-            if (refusal) ctx.extra.socket.close(WS_CLOSE.addressRefused, refusal.message);
-            else ctx.extra.socket.close(WS_CLOSE.revoked, `Unauthorized: ${error.message}`);
-            return false;
-          }
-          options.log.error({ err: error }, 'websocket authentication failed unexpectedly');
-          ctx.extra.socket.close(1011, 'Service unavailable');
-          return false;
+          return closeRefusedConnection(error, {
+            socket: ctx.extra.socket,
+            address,
+            principal,
+            limiter: options.limiter,
+            countRefusal: options.countRefusal,
+            log: options.log,
+          });
         }
       },
       onSubscribe: (ctx, _id, payload) => {

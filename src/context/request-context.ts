@@ -27,6 +27,11 @@ export interface ClientSecretPrincipal {
    * deactivated) plus the grace period. Absent while the onramp can still receive money.
    */
   expiresAt?: Date;
+  /**
+   * The browser origins the merchant allows it from (settings' `allowed_origins`, read when it
+   * authenticated). Absent: none listed.
+   */
+  allowedOrigins?: readonly string[];
 }
 
 /** Who calls the merchant API: a secret key (or the dashboard session opened with one), or a client secret. */

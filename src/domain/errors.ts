@@ -12,6 +12,8 @@ export enum ErrorCode {
   InsufficientScope = 'insufficient_scope',
   /** A key used from an address outside its `allowed_ips`. */
   IpNotAllowed = 'ip_not_allowed',
+  /** A client secret used from a browser origin outside the merchant's `allowed_origins`. */
+  OriginNotAllowed = 'origin_not_allowed',
   NotFound = 'not_found',
   IdempotencyConflict = 'idempotency_conflict',
   PayloadTooLarge = 'payload_too_large',
@@ -38,6 +40,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   [ErrorCode.MerchantFrozen]: 403,
   [ErrorCode.InsufficientScope]: 403,
   [ErrorCode.IpNotAllowed]: 403,
+  [ErrorCode.OriginNotAllowed]: 403,
   [ErrorCode.NotFound]: 404,
   [ErrorCode.IdempotencyConflict]: 409,
   [ErrorCode.PayloadTooLarge]: 413,

@@ -11,7 +11,8 @@ import type {
   SecretKeyPrincipal,
 } from '../context/request-context';
 import { forbidden } from '../context/read-scope';
-import { CLIENT_SECRET_SQL } from '../onramps';
+import { clientSecretSql } from '../onramps';
+import { merchantAllowedOriginsSql } from './merchant-sql';
 import type { Logger } from 'pino';
 import { ApiKeyCache, type ApiKeyRow } from './api-key-cache';
 import { ApiKeyRevocations } from './api-key-revocations';
@@ -75,7 +76,19 @@ interface ClientSecretRow {
   merchant_id: string;
   client_secret_revoked_at: Date | string | null;
   closed_at: Date | string | null;
+  allowed_origins: string[] | null;
 }
+
+/**
+ * A client secret's onramp and its merchant's allowed browser origins, in one statement. Built
+ * on first use: the onramps module imports this one, so at load time its index may not be
+ * complete yet.
+ */
+let clientSecretLookup: string | undefined;
+const clientSecretLookupSql = () =>
+  (clientSecretLookup ??= clientSecretSql(
+    `${merchantAllowedOriginsSql('"o0"."merchant_id"')} as "allowed_origins"`,
+  ));
 
 /**
  * Resolves an `Authorization` header to a principal. Missing, malformed, unknown, revoked and
@@ -142,7 +155,9 @@ export class AuthService {
   }
 
   private async clientSecret(em: EntityManager, token: string): Promise<ClientSecretPrincipal> {
-    const [onramp] = await em.execute<ClientSecretRow[]>(CLIENT_SECRET_SQL, [hashSecret(token)]);
+    const [onramp] = await em.execute<ClientSecretRow[]>(clientSecretLookupSql(), [
+      hashSecret(token),
+    ]);
     if (!onramp) throw unauthorized('Unknown client secret');
     if (onramp.client_secret_revoked_at !== null) {
       throw unauthorized('This client secret has been revoked');
@@ -152,6 +167,7 @@ export class AuthService {
       merchantId: onramp.merchant_id,
       onrampId: onramp.id,
     };
+    if (onramp.allowed_origins?.length) principal.allowedOrigins = onramp.allowed_origins;
     if (onramp.closed_at !== null) {
       const closedAt = new Date(onramp.closed_at).getTime();
       principal.expiresAt = new Date(closedAt + this.clientSecretGraceSeconds * 1000);

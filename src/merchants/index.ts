@@ -9,7 +9,11 @@ export type { ApiKeyView } from './api-key.service';
 export { MerchantService, hashSecret } from './merchant.service';
 export type { IssuedKey } from './merchant.service';
 export { liveApiKeys, liveDashboardSessions } from './credential-reads';
-export { merchantPaymentRulesSql, merchantStatusSql } from './merchant-sql';
+export {
+  merchantAllowedOriginsSql,
+  merchantPaymentRulesSql,
+  merchantStatusSql,
+} from './merchant-sql';
 export { MerchantSettingsService } from './merchant-settings.service';
 export type {
   MerchantSettingsPatch,

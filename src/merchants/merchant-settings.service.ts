@@ -16,6 +16,7 @@ import {
   storedPayerResolution,
   type PayerResolutionSetting,
 } from '../domain/payer-resolution';
+import { parseAllowedOrigins } from '../domain/allowed-origins';
 import { writeMerchantEvent } from '../events';
 import type { AuditLogService } from '../operator';
 import type { PendingChange } from '../domain/settings-widening';
@@ -41,6 +42,8 @@ export interface MerchantSettingsView {
   underpayment: AmountRule;
   overpayment: AmountRule;
   payer_name_check: PayerNameCheck;
+  /** Browser origins whose pages may use client secrets (issue 32); not a widening change. */
+  allowed_origins: string[];
   payer_resolution: PayerResolutionSetting;
   /** Widenings waiting for WITHDRAWAL_ADDRESS_DELAY_SECONDS (issue 32); [] when none. */
   pending_changes: PendingChange[];
@@ -55,6 +58,7 @@ export interface MerchantSettingsPatch {
   underpayment?: unknown;
   overpayment?: unknown;
   payer_name_check?: unknown;
+  allowed_origins?: unknown;
   payer_resolution?: unknown;
 }
 
@@ -114,7 +118,7 @@ export class MerchantSettingsService {
       const before = this.settingsOf(merchant, now);
       const current = effectiveGated(this.columns, merchant, now);
       // Rules merge into the current ones, read under the lock; widenings then wait.
-      applyPatch(merchant, validatePatch(patch, before));
+      applyPatch(merchant, validatePatch(patch, before, this.sandbox));
       holdWidenings(this.columns, merchant, {
         current,
         fields: gatedLeaves(patch as Record<string, unknown>),
@@ -162,6 +166,7 @@ export class MerchantSettingsService {
         overpayment: merchant.overpayment,
         payer_name_check: merchant.payerNameCheck,
       }),
+      allowed_origins: [...merchant.allowedOrigins],
       payer_resolution: storedPayerResolution(merchant.payerResolution),
     };
   }
@@ -172,10 +177,15 @@ interface ValidPatch {
   underpayment?: AmountRule;
   overpayment?: AmountRule;
   payerNameCheck?: PayerNameCheck;
+  allowedOrigins?: string[];
   payerResolution?: PayerResolutionSetting;
 }
 
-function validatePatch(patch: MerchantSettingsPatch, current: MerchantSettingsView): ValidPatch {
+function validatePatch(
+  patch: MerchantSettingsPatch,
+  current: MerchantSettingsView,
+  sandbox: boolean,
+): ValidPatch {
   const valid: ValidPatch = {};
   if (patch.underpayment !== undefined) {
     valid.underpayment = parseAmountRule('underpayment', patch.underpayment, current.underpayment);
@@ -185,6 +195,9 @@ function validatePatch(patch: MerchantSettingsPatch, current: MerchantSettingsVi
   }
   if (patch.payer_name_check !== undefined) {
     valid.payerNameCheck = parseNameCheck(patch.payer_name_check, current.payer_name_check);
+  }
+  if (patch.allowed_origins !== undefined) {
+    valid.allowedOrigins = parseAllowedOrigins(patch.allowed_origins, sandbox);
   }
   if (patch.payer_resolution !== undefined) {
     valid.payerResolution = parsePayerResolution(patch.payer_resolution, current.payer_resolution);
@@ -217,5 +230,6 @@ function applyPatch(merchant: Merchant, patch: ValidPatch): void {
   if (patch.underpayment) merchant.underpayment = { ...patch.underpayment };
   if (patch.overpayment) merchant.overpayment = { ...patch.overpayment };
   if (patch.payerNameCheck) merchant.payerNameCheck = { ...patch.payerNameCheck };
+  if (patch.allowedOrigins) merchant.allowedOrigins = [...patch.allowedOrigins];
   if (patch.payerResolution) merchant.payerResolution = { ...patch.payerResolution };
 }

@@ -19,3 +19,11 @@ export function merchantPaymentRulesSql(idSql: string): string {
             'payer_name_check', m.payer_name_check, 'pending_settings', m.pending_settings)
             from merchants m where m.id = ${idSql})`;
 }
+
+/**
+ * Scalar text[]: the browser origins merchant `idSql` allows client secrets from (its
+ * settings' `allowed_origins`), read with a client secret's lookup in the same statement.
+ */
+export function merchantAllowedOriginsSql(idSql: string): string {
+  return `(select m.allowed_origins from merchants m where m.id = ${idSql})`;
+}

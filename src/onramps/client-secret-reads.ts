@@ -6,12 +6,18 @@ import { TEXT_ARRAY, textArray } from '../db/text-array';
  * statement on every request a client secret makes). The onramp stops taking money at
  * `closed_at` (set when its status leaves ACTIVE) or at its TTL (`expires_at`: EXPIRED is
  * derived at read time, the sweep persists it later), whichever comes first; `least` ignores
- * nulls, so an ACTIVE PERMANENT onramp has no expiry.
+ * nulls, so an ACTIVE PERMANENT onramp has no expiry. `merchantColumns`: columns about the
+ * onramp's merchant over `"o0"."merchant_id"`, a fragment of the merchants module (its allowed
+ * browser origins), so authentication stays one statement.
  */
-export const CLIENT_SECRET_SQL =
-  'select "o0"."id", "o0"."merchant_id", "o0"."client_secret_revoked_at", ' +
-  'least("o0"."closed_at", "o0"."expires_at") as "closed_at" from "onramps" as "o0" ' +
-  'where "o0"."client_secret_hash" = ? limit 1';
+export function clientSecretSql(merchantColumns: string): string {
+  return (
+    'select "o0"."id", "o0"."merchant_id", "o0"."client_secret_revoked_at", ' +
+    'least("o0"."closed_at", "o0"."expires_at") as "closed_at"' +
+    (merchantColumns ? `, ${merchantColumns}` : '') +
+    ' from "onramps" as "o0" where "o0"."client_secret_hash" = ? limit 1'
+  );
+}
 
 /** Of these client-secret hashes, the ones whose secret has not been revoked. */
 export async function liveClientSecrets(em: EntityManager, hashes: string[]): Promise<Set<string>> {

@@ -4,5 +4,5 @@
  */
 export { OnrampService } from './onramp.service';
 export { VirtualAccountService } from './virtual-account.service';
-export { CLIENT_SECRET_SQL, liveClientSecrets } from './client-secret-reads';
+export { clientSecretSql, liveClientSecrets } from './client-secret-reads';
 export { ONRAMP_HOLDING_NUMBER_SQL, completeThrowaway, onrampDestinations } from './onramp-sql';

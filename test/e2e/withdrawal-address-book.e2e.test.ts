@@ -10,6 +10,7 @@ const DEFAULT_RULES = {
   underpayment: { tolerance_ngn: '0.00', tolerance_bps: 0, action: 'accept' },
   overpayment: { tolerance_ngn: '0.00', tolerance_bps: 0, action: 'accept' },
   payer_name_check: { enabled: false, action: 'flag' },
+  allowed_origins: [],
   payer_resolution: { allow_settle: false },
   pending_changes: [],
 };

@@ -3,6 +3,7 @@
 // bombs), and graphql-ws sockets with any frames in any order. Replay with FUZZ_SEED/FUZZ_PATH.
 import fc from 'fast-check';
 import { assertStillServing } from './support/after-run';
+import { browserViolations } from './support/browser-rules';
 import {
   assertClean,
   batchOf,
@@ -77,6 +78,7 @@ describe(`GraphQL fuzz (seed ${FUZZ_SEED})`, () => {
       const violations = [
         ...checkHttpAnswer(sent, answer, secrets, true),
         ...outOfScope(sent, answer.text),
+        ...browserViolations(sent, answer, world.stack.url),
       ];
       return { sent, answer, violations };
     } catch (error) {

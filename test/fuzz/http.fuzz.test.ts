@@ -29,6 +29,7 @@ import {
   settingsStepViolations,
 } from './support/settings-requests';
 import { SETTINGS_DELAY_SECONDS, secretsOf, startFuzzWorld, type FuzzWorld } from './support/world';
+import { browserViolations } from './support/browser-rules';
 
 jest.setTimeout(300_000);
 
@@ -76,8 +77,12 @@ describe(`HTTP fuzz (seed ${FUZZ_SEED})`, () => {
       stats.saw(`${sent.transport} ${answer.status}`);
       const graphqlPath = GRAPHQL_PATHS.has(sent.path.split('?')[0]);
       const secrets = sent.credential === 'bank' ? [] : planted.without(secretsFor(sent));
-      const violations = checkHttpAnswer(sent, answer, secrets, graphqlPath);
-      return { sent, answer, violations: [...violations, ...settingsChecks(sent, answer)] };
+      const violations = [
+        ...checkHttpAnswer(sent, answer, secrets, graphqlPath),
+        ...browserViolations(sent, answer, world.stack.url),
+        ...settingsChecks(sent, answer),
+      ];
+      return { sent, answer, violations };
     } catch (error) {
       if ((error as { clientSide?: boolean }).clientSide) {
         stats.clientRefused += 1;

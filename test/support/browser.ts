@@ -28,7 +28,13 @@ export interface Browser {
 
 /** A fresh headless Chromium with its own throw-away profile. */
 export async function launchBrowser(
-  options: { viewport?: { width: number; height: number } } = {},
+  options: {
+    viewport?: { width: number; height: number };
+    /** More Chromium switches (e.g. `--host-resolver-rules` for pages of other sites). */
+    args?: string[];
+    /** Accept the test pages' self-signed certificate. */
+    ignoreHTTPSErrors?: boolean;
+  } = {},
 ): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)`);
@@ -48,7 +54,9 @@ export async function launchBrowser(
         '--disable-background-networking',
         '--disable-component-update',
         '--disable-sync',
+        ...(options.args ?? []),
       ],
+      ignoreHTTPSErrors: options.ignoreHTTPSErrors ?? false,
       viewport: options.viewport ?? { width: 1280, height: 900 },
       timeout: 30_000,
     });

@@ -9,6 +9,7 @@ const API_MD_STATUSES: Record<string, number> = {
   merchant_frozen: 403,
   insufficient_scope: 403,
   ip_not_allowed: 403,
+  origin_not_allowed: 403,
   not_found: 404,
   idempotency_conflict: 409,
   payload_too_large: 413,

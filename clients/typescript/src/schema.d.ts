@@ -1019,6 +1019,7 @@ export interface components {
           | 'merchant_frozen'
           | 'insufficient_scope'
           | 'ip_not_allowed'
+          | 'origin_not_allowed'
           | 'not_found'
           | 'idempotency_conflict'
           | 'payload_too_large'
@@ -1056,6 +1057,7 @@ export interface components {
           | 'merchant_frozen'
           | 'insufficient_scope'
           | 'ip_not_allowed'
+          | 'origin_not_allowed'
           | 'not_found'
           | 'idempotency_conflict'
           | 'payload_too_large'
@@ -1115,6 +1117,8 @@ export interface components {
         /** @enum {string} */
         action: 'flag' | 'return';
       };
+      /** @description Browser origins (`https://host[:port]`) whose pages may call the API with a client secret; the sandbox also allows `http://localhost` on any port. Empty: none */
+      allowed_origins: string[];
       /** @description What payer resolution links may offer besides a return (default: return only) */
       payer_resolution: {
         /** @description A payer resolution link may offer converting at today's rate (only for reasons a payer can fix) */
@@ -2266,7 +2270,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2403,7 +2407,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2949,6 +2953,9 @@ export interface operations {
            *         "enabled": true,
            *         "action": "flag"
            *       },
+           *       "allowed_origins": [
+           *         "https://shop.example.com"
+           *       ],
            *       "payer_resolution": {
            *         "allow_settle": false
            *       },
@@ -3076,6 +3083,8 @@ export interface operations {
             /** @enum {string} */
             action?: 'flag' | 'return';
           };
+          /** @description Replaces the list: at most 20 entries, each `https://host[:port]` exactly (lower-case host, no path, no trailing slash, no wildcard; in the sandbox `http://localhost[:port]` too); [] clears it */
+          allowed_origins?: string[];
           payer_resolution?: {
             allow_settle?: boolean;
           };
@@ -3110,6 +3119,9 @@ export interface operations {
            *         "enabled": true,
            *         "action": "flag"
            *       },
+           *       "allowed_origins": [
+           *         "https://shop.example.com"
+           *       ],
            *       "payer_resolution": {
            *         "allow_settle": false
            *       },
@@ -4478,7 +4490,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed` */
+      /** @description Error: `forbidden`, `insufficient_scope`, `ip_not_allowed`, `origin_not_allowed` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8386,6 +8398,9 @@ export interface operations {
          *           "enabled": true,
          *           "action": "flag"
          *         },
+         *         "allowed_origins": [
+         *           "https://shop.example.com"
+         *         ],
          *         "payer_resolution": {
          *           "allow_settle": false
          *         },

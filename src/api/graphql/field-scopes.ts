@@ -56,6 +56,7 @@ export const TYPE_SCOPES: Readonly<Record<string, readonly ApiScope[] | typeof N
   AmountRule: [],
   PayerNameCheck: [],
   PayerResolution: [],
+  PendingSettingChange: [],
   ResolutionLink: [],
 };
 

@@ -6,6 +6,7 @@ export const MERCHANT_SETTINGS = {
   underpayment: { tolerance_ngn: '100.00', tolerance_bps: 50, action: 'flag' },
   overpayment: { tolerance_ngn: '0.00', tolerance_bps: 0, action: 'accept' },
   payer_name_check: { enabled: true, action: 'flag' },
+  allowed_origins: ['https://shop.example.com'],
   payer_resolution: { allow_settle: false },
   pending_changes: [] as Array<{ field: string; value: unknown; effective_at: string }>,
 };

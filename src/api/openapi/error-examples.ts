@@ -9,6 +9,8 @@ const MESSAGES: Record<ErrorCode, string> = {
   [ErrorCode.MerchantFrozen]: 'This merchant account is frozen; contact support',
   [ErrorCode.InsufficientScope]: 'This API key lacks the scope deposits:read',
   [ErrorCode.IpNotAllowed]: 'This API key may not be used from 203.0.113.7',
+  [ErrorCode.OriginNotAllowed]:
+    "https://shop.example.com is not in this merchant's allowed_origins; add it in the settings",
   [ErrorCode.NotFound]: 'Not found',
   [ErrorCode.IdempotencyConflict]: 'Idempotency-Key was used with a different request',
   [ErrorCode.PayloadTooLarge]: 'Request body is larger than 65536 bytes',
@@ -36,6 +38,8 @@ const ONLY_FROM: Partial<Record<ErrorCode, string[]>> = {
   // The operations that create a counted thing list themselves here (webhook endpoints...).
   [ErrorCode.LimitExceeded]: ['createApiKey', 'createWebhookEndpoint', 'createWithdrawalAddress'],
   [ErrorCode.RateUnavailable]: ['getRate', 'createOnramp'],
+  // Only the routes a client secret may call.
+  [ErrorCode.OriginNotAllowed]: ['getOnramp', 'listDeposits', 'getDeposit'],
 };
 
 /** The codes a status can carry for an operation, from the one status table (`httpStatusOf`). */

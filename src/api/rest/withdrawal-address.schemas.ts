@@ -89,6 +89,10 @@ export const MerchantSettingsResponse = Type.Object(
     underpayment: AmountRuleResponse,
     overpayment: AmountRuleResponse,
     payer_name_check: PayerNameCheckResponse,
+    allowed_origins: Type.Array(Type.String(), {
+      description:
+        'Browser origins (`https://host[:port]`) whose pages may call the API with a client secret; the sandbox also allows `http://localhost` on any port. Empty: none',
+    }),
     payer_resolution: PayerResolutionResponse,
     pending_changes: Type.Array(PendingSettingChange, {
       description:
@@ -105,6 +109,13 @@ export const MerchantSettingsPatchBody = Type.Object(
     underpayment: Type.Optional(AmountRulePatch),
     overpayment: Type.Optional(AmountRulePatch),
     payer_name_check: Type.Optional(PayerNameCheckPatch),
+    allowed_origins: Type.Optional(
+      Type.Array(Type.String({ maxLength: 300 }), {
+        maxItems: 100,
+        description:
+          'Replaces the list: at most 20 entries, each `https://host[:port]` exactly (lower-case host, no path, no trailing slash, no wildcard; in the sandbox `http://localhost[:port]` too); [] clears it',
+      }),
+    ),
     payer_resolution: Type.Optional(PayerResolutionPatch),
   },
   { additionalProperties: false },

@@ -38,6 +38,10 @@ export class Merchant {
   @Property({ type: 'json', nullable: true })
   pendingSettings: Opt<object[]> | null = null;
 
+  /** Browser origins allowed to use client secrets (`https://host[:port]`); empty: none. */
+  @Property({ type: 'text[]' })
+  allowedOrigins: Opt<string[]> = [];
+
   @Property({ type: 'timestamptz' })
   createdAt!: Date;
 

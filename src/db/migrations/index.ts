@@ -21,6 +21,7 @@ import { Migration20261125110200_deposit_returns } from './Migration202611251102
 import { Migration20261125120000_resolution_links } from './Migration20261125120000_resolution_links';
 import { Migration20261125120200_rates_published } from './Migration20261125120200_rates_published';
 import { Migration20261128150100_settings_pending } from './Migration20261128150100_settings_pending';
+import { Migration20261128150200_allowed_origins } from './Migration20261128150200_allowed_origins';
 import { Migration20261128150300_reversal_during_return } from './Migration20261128150300_reversal_during_return';
 import { Migration20261128150700_resolution_link_attempts } from './Migration20261128150700_resolution_link_attempts';
 
@@ -87,6 +88,10 @@ export const migrationsList = [
   {
     name: 'Migration20261128150100_settings_pending',
     class: Migration20261128150100_settings_pending,
+  },
+  {
+    name: 'Migration20261128150200_allowed_origins',
+    class: Migration20261128150200_allowed_origins,
   },
   {
     name: 'Migration20261128150300_reversal_during_return',

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import type { GraphQLSchema } from 'graphql';
 import { graphqlDocument, variables } from './graphql-documents';
-import { CONTENT_TYPES, credentials } from './hostile';
+import { browserOrigins, CONTENT_TYPES, credentials } from './hostile';
 import type { SentRequest } from './oracle';
 import type { FuzzWorld } from './world';
 
@@ -46,6 +46,10 @@ export function graphqlRequest(schema: GraphQLSchema, world: FuzzWorld): fc.Arbi
       ),
       apqVersion: fc.constantFrom<unknown>(1, 1, 1, 1, 2, '1', null),
       contentType: fc.constantFrom(...CONTENT_TYPES),
+      origin: fc.oneof(
+        { weight: 7, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.constantFrom(...browserOrigins(world)) },
+      ),
       cookie: fc.oneof(
         { weight: 12, arbitrary: fc.constant(undefined) },
         {
@@ -57,6 +61,7 @@ export function graphqlRequest(schema: GraphQLSchema, world: FuzzWorld): fc.Arbi
     .map((r) => {
       const headers: Record<string, string> = {};
       if (r.credential.header !== undefined) headers.authorization = r.credential.header;
+      if (r.origin !== undefined) headers.origin = r.origin;
       if (r.cookie) {
         headers.cookie = r.cookie;
         headers['x-csrf-token'] = 'token';

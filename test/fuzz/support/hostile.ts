@@ -26,10 +26,33 @@ export const RAW_FRAGMENTS = [
   '%41'.repeat(400),
 ];
 
+/**
+ * `Origin` headers a browser could send (A's allowed origin, B's, another site, the sandbox's
+ * localhost, the gateway's own, a sandboxed frame's `null`) and some no browser sends; the
+ * same strings go into `allowed_origins` as entries, well-formed or not.
+ */
+export function browserOrigins(world: FuzzWorld): string[] {
+  return [
+    ...world.a.allowedOrigins,
+    ...world.b.allowedOrigins,
+    'https://evil.fuzz.example',
+    'http://localhost:5173',
+    new URL(world.stack.url).origin,
+    'null',
+    'https://*.fuzz.example',
+    'HTTPS://SHOP.FUZZ.EXAMPLE',
+    `${world.a.allowedOrigins[0]}/`,
+    `${world.a.allowedOrigins[0]}:443`,
+    'http://localhost:*',
+    'o'.repeat(300),
+  ];
+}
+
 /** Strings that mean something somewhere: ids, numbers in odd spellings, injection attempts. */
 export function plausibleStrings(world: FuzzWorld): string[] {
   const { a, b } = world;
   return [
+    ...browserOrigins(world),
     ...a.onrampIds,
     ...a.depositIds,
     ...a.withdrawalIds,

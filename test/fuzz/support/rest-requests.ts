@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { SentRequest } from './oracle';
 import {
+  browserOrigins,
   CONTENT_TYPES,
   credentials,
   hostileBodyText,
@@ -229,9 +230,14 @@ export function restRequest(operations: Operation[], world: FuzzWorld): fc.Arbit
           ),
           { maxKeys: 2 },
         ),
+        origin: fc.oneof(
+          { weight: 7, arbitrary: fc.constant(undefined) },
+          { weight: 1, arbitrary: fc.constantFrom(...browserOrigins(world)) },
+        ),
       })
       .map((r) => {
         const headers: Record<string, string> = { ...r.extraHeaders };
+        if (r.origin !== undefined) headers.origin = r.origin;
         if (r.credential.header !== undefined) headers.authorization = r.credential.header;
         const hasBody = r.body !== undefined && !['GET', 'HEAD'].includes(r.method);
         if (hasBody && r.contentType !== undefined) headers['content-type'] = r.contentType;

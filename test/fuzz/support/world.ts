@@ -22,6 +22,8 @@ export interface MerchantData {
   webhookUrl: string;
   webhookSecret: string;
   name: string;
+  /** Its settings' `allowed_origins`: the one browser origin its client secret may be used from. */
+  allowedOrigins: string[];
 }
 
 /**
@@ -90,6 +92,7 @@ async function populate(stack: Stack, databaseUrl: string, name: string): Promis
     webhookUrl: `http://127.0.0.1:9/hooks/${randomBytes(6).toString('hex')}`,
     webhookSecret: '',
     name,
+    allowedOrigins: [`https://shop-${randomBytes(4).toString('hex')}.fuzz.example`],
   };
   for (const type of ['EPHEMERAL', 'PERMANENT']) {
     const { rate_id: _unused, ...permanent } = balanceOnramp(rate.rate_id, type);
@@ -137,6 +140,11 @@ async function populate(stack: Stack, databaseUrl: string, name: string): Promis
   );
   if (!endpoint.body.data) throw new Error(`setWebhookEndpoint: ${endpoint.text}`);
   data.webhookSecret = endpoint.body.data.setWebhookEndpoint.secret;
+  const settings = await request(stack.url, 'PATCH', '/v1/merchant/settings', {
+    key: apiKey,
+    body: { allowed_origins: data.allowedOrigins },
+  });
+  if (settings.status !== 200) throw new Error(`allowed_origins: ${settings.text}`);
   return data;
 }
 
@@ -202,6 +210,7 @@ export function secretsOf(m: MerchantData): string[] {
     m.merchantId,
     m.apiKey,
     m.clientSecret,
+    ...m.allowedOrigins,
     ...m.onrampIds,
     ...m.accountNumbers,
     ...m.paymentReferences,

@@ -27,6 +27,8 @@ export interface WsSession {
   initFirst: boolean;
   /** Operations each `subscribe` frame carried, by id: queries and mutations must not run. */
   operations: Record<string, string>;
+  /** The upgrade's Origin: a page of another site (never the gateway's own), or none. */
+  origin?: string;
 }
 
 /** A socket's life: any subprotocol, any connection_init, then any frames in any order. */
@@ -107,15 +109,27 @@ export function wsSession(schema: GraphQLSchema, world: FuzzWorld): fc.Arbitrary
       credential,
       init: fc.constantFrom('first', 'first', 'first', 'never', 'late'),
       frames: fc.array(frame, { minLength: 1, maxLength: 4 }),
+      origin: fc.oneof(
+        { weight: 4, arbitrary: fc.constant<string | undefined>(undefined) },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom<string | undefined>(
+            ...a.allowedOrigins,
+            'https://evil.fuzz.example',
+            'null',
+          ),
+        },
+      ),
     })
-    .map(({ protocol, credential: cred, init, frames }) => {
+    .map(({ protocol, credential: cred, init, frames, origin }) => {
       const initFrame = JSON.stringify({ type: 'connection_init', payload: cred.params });
       const texts: Array<string | Buffer> = frames.map((f) => f.text);
       if (init === 'first') texts.unshift(initFrame);
       if (init === 'late') texts.splice(1, 0, initFrame);
       const operations: Record<string, string> = {};
       for (const f of frames) if (f.kind === 'subscribe') operations[f.id] = f.query;
-      return { protocol, credential: cred, frames: texts, operations, initFirst: init === 'first' };
+      const initFirst = init === 'first';
+      return { protocol, credential: cred, frames: texts, operations, initFirst, origin };
     });
 }
 
@@ -138,8 +152,10 @@ export function runSession(baseUrl: string, session: WsSession): Promise<Observe
       standard ? session.protocol : undefined,
       {
         maxPayload: 10 * 1024 * 1024,
-        headers:
-          session.protocol && !standard ? { 'sec-websocket-protocol': session.protocol } : {},
+        headers: {
+          ...(session.protocol && !standard ? { 'sec-websocket-protocol': session.protocol } : {}),
+          ...(session.origin !== undefined ? { origin: session.origin } : {}),
+        },
       },
     );
     let timer: NodeJS.Timeout | undefined;
@@ -216,6 +232,18 @@ export function checkSession(
         detail: `connection_ack for ${session.credential.label}`,
       });
     }
+    // Another site's page: a key never connects, nor a client secret from a page whose origin
+    // no list can hold (`null`). Which origins A allows, the fuzzed mutations may change.
+    if (
+      message.type === 'connection_ack' &&
+      session.origin !== undefined &&
+      (session.credential.label === 'A key' || session.origin === 'null')
+    ) {
+      violations.push({
+        rule: 'ws-origin',
+        detail: `connection_ack for ${session.credential.label} from ${session.origin}`,
+      });
+    }
     if (message.type === 'error') {
       const shape = graphqlShapeViolation(JSON.stringify({ errors: message.payload }));
       if (shape) violations.push({ rule: 'error-shape', detail: shape });
@@ -242,7 +270,7 @@ export function checkSession(
     transport: 'ws',
     method: 'WS',
     path: '/graphql',
-    headers: {},
+    headers: session.origin !== undefined ? { origin: session.origin } : {},
     body: session.frames.map(String).join('\n'),
     credential: session.credential.label,
   };
@@ -263,7 +291,7 @@ export function describeSession(session: WsSession): SentRequest {
     transport: 'ws',
     method: `WS ${session.protocol ?? '(no subprotocol)'}`,
     path: '/graphql',
-    headers: {},
+    headers: session.origin !== undefined ? { origin: session.origin } : {},
     body: session.frames
       .map((f) => (typeof f === 'string' ? f.slice(0, 100_000) : `<binary ${f.length}>`))
       .join(' | '),

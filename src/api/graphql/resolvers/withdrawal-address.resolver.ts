@@ -96,6 +96,7 @@ export class WithdrawalAddressResolver {
           underpayment: amountRulePatch(input.underpayment),
           overpayment: amountRulePatch(input.overpayment),
           payer_name_check: nameCheckPatch(input.payerNameCheck),
+          allowed_origins: input.allowedOrigins ?? undefined,
           payer_resolution: payerResolutionPatch(input.payerResolution),
         },
       ),

@@ -90,6 +90,11 @@ export class MerchantSettingsNode {
   @Field(() => AmountRuleNode) underpayment!: AmountRuleNode;
   @Field(() => AmountRuleNode) overpayment!: AmountRuleNode;
   @Field(() => PayerNameCheckNode) payerNameCheck!: PayerNameCheckNode;
+  @Field(() => [String], {
+    description:
+      'Browser origins (https://host[:port]) whose pages may use client secrets; the sandbox also allows http://localhost on any port.',
+  })
+  allowedOrigins!: string[];
   @Field(() => PayerResolutionNode) payerResolution!: PayerResolutionNode;
   @Field(() => [PendingSettingChangeNode], {
     description: 'Widenings waiting for their delay, soonest first; empty when none.',
@@ -102,6 +107,7 @@ export class MerchantSettingsNode {
       underpayment: AmountRuleNode.from(view.underpayment),
       overpayment: AmountRuleNode.from(view.overpayment),
       payerNameCheck: PayerNameCheckNode.from(view.payer_name_check),
+      allowedOrigins: view.allowed_origins,
       payerResolution: Object.assign(new PayerResolutionNode(), {
         allowSettle: view.payer_resolution.allow_settle,
       }),
@@ -117,6 +123,12 @@ export class UpdateMerchantSettingsInput {
   @Field(() => AmountRuleInput, { nullable: true }) overpayment?: AmountRuleInput | null;
   @Field(() => PayerNameCheckInput, { nullable: true })
   payerNameCheck?: PayerNameCheckInput | null;
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      'Replaces the list (at most 20 entries, each https://host[:port] exactly; in the sandbox http://localhost[:port] too); [] clears it.',
+  })
+  allowedOrigins?: string[] | null;
   @Field(() => PayerResolutionInput, { nullable: true })
   payerResolution?: PayerResolutionInput | null;
 }
