@@ -103,12 +103,13 @@ describe('secrets at rest (real PostgreSQL)', () => {
     );
     expect((await endpointRow(merchantId)).secret).toBe(planted);
     // A stored idempotent answer that is not sealed is refused too, not replayed.
-    const expires = new Date(clock.now().getTime() + 3_600_000);
+    // Keys live on the database's clock (issue 32), so the planted one is stamped by it too.
     await sql(
       `insert into idempotency_keys (merchant_id, key, method, path, request_hash, state,
          response_status, response_body, response_sealed, created_at, expires_at)
-       values (?, 'planted', 'POST', '/v1/onramp', 'h', 'COMPLETED', 201, null, ?, ?, ?)`,
-      [merchantId, '{"client_secret":"oc_planted"}', clock.now(), expires],
+       values (?, 'planted', 'POST', '/v1/onramp', 'h', 'COMPLETED', 201, null, ?, now(),
+         now() + interval '1 hour')`,
+      [merchantId, '{"client_secret":"oc_planted"}'],
     );
     await expect(
       services.idempotency.begin(orm.em.fork(), {
