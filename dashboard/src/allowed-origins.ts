@@ -28,6 +28,9 @@ export class AllowedOriginsSection {
     const alert = h('p', { id: 'allowed-origins-alert', class: 'msg msg-error', role: 'alert' });
     alert.hidden = true;
     this.messages = new Messages(status, alert);
+    // Until the saved list has loaded, nothing can be typed or saved: the load would replace
+    // what was typed, and a save would send that half-typed list in place of the saved one.
+    this.setEditable(false);
     const form = h(
       'form',
       { id: 'allowed-origins-form', class: 'stack', 'aria-label': 'Allowed origins' },
@@ -66,6 +69,7 @@ export class AllowedOriginsSection {
     try {
       const data = await gql<{ merchantSettings: Settings }>(ALLOWED_ORIGINS_QUERY, {});
       this.show(data.merchantSettings);
+      this.setEditable(true);
     } catch (error) {
       this.messages.error(error);
     }
@@ -73,7 +77,13 @@ export class AllowedOriginsSection {
 
   reset(): void {
     this.list.value = '';
+    this.setEditable(false);
     this.messages.clear();
+  }
+
+  private setEditable(editable: boolean): void {
+    this.list.disabled = !editable;
+    this.save.disabled = !editable;
   }
 
   private show(settings: Settings): void {

@@ -130,6 +130,16 @@ describe('browsers: a page on another origin calls GraphQL with a client secret 
 
   it("the dashboard's settings panel edits allowed_origins, and says which entry is refused", async () => {
     const { page } = browser;
+    // The saved list arrives late, as on a loaded machine (CI once saw it replace what had
+    // been typed, and the save send []): the form takes no input until it has loaded.
+    const listQuery = (body: string | null) => !!body?.includes('query DashboardAllowedOrigins');
+    await page.route('**/graphql', async (route) => {
+      if (listQuery(route.request().postData())) {
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+      }
+      await route.continue();
+    });
+    const loaded = page.waitForResponse((response) => listQuery(response.request().postData()));
     await page.goto(`${stack.url}/dashboard`);
     await page.getByLabel('Secret API key', { exact: true }).fill(key);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
@@ -137,6 +147,8 @@ describe('browsers: a page on another origin calls GraphQL with a client secret 
     await panel.waitFor();
     const origins = panel.getByLabel('Origins', { exact: true });
     await origins.fill('https://shop.example.com\n\nhttps://app.example.com:8443\n');
+    await loaded;
+    await page.unroute('**/graphql');
     await panel.getByRole('button', { name: 'Save origins' }).click();
     await waitForText(panel.getByRole('status'), 'Allowed origins saved.');
     const saved = await request(stack.url, 'GET', '/v1/merchant/settings', { key });
