@@ -11,6 +11,7 @@ import {
   from,
   sleep,
   statuses,
+  createKeyWith,
 } from '../support/address-limit';
 
 /**
@@ -87,11 +88,7 @@ describe('the per-address limit counts the credential being tried, wherever it i
   });
 
   /** A key of the merchant's, made from 127.0.0.1: no other address has ever used it. */
-  async function newKey(body: Record<string, unknown>): Promise<string> {
-    const response = await request(stack.url, 'POST', '/v1/api_keys', { key, body });
-    if (response.status !== 201) throw new Error(`${response.status}: ${response.text}`);
-    return (response.body as { secret: string }).secret;
-  }
+  const newKey = (body: Record<string, unknown>) => createKeyWith(stack.url, key, body);
   const balanceWith = (address: string, k: string) =>
     from(address, stack.url, 'GET', '/v1/merchant/balance', {
       headers: { authorization: `Bearer ${k}` },

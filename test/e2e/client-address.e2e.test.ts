@@ -1,6 +1,5 @@
 import WebSocket from 'ws';
 import { createTestDatabase } from '../support/db';
-import { request } from '../support/http';
 import { seededRandom, testSeed } from '../support/seeded-random';
 import { createMerchant, startStack, type Stack } from '../support/stack';
 import {
@@ -10,6 +9,7 @@ import {
   expectRefused,
   from,
   statuses,
+  createKeyWith,
 } from '../support/address-limit';
 
 /**
@@ -40,11 +40,7 @@ describe(`the client address behind an appending proxy (TRUST_PROXY=true; SEED=$
     await stack?.stop();
   });
 
-  async function newKey(body: Record<string, unknown>): Promise<string> {
-    const response = await request(stack.url, 'POST', '/v1/api_keys', { key, body });
-    if (response.status !== 201) throw new Error(`${response.status}: ${response.text}`);
-    return (response.body as { secret: string }).secret;
-  }
+  const newKey = (body: Record<string, unknown>) => createKeyWith(stack.url, key, body);
   /** Through "the proxy": `forwarded` as it arrives, from loopback. */
   const balance = (k: string, forwarded: string) =>
     from('127.0.0.1', stack.url, 'GET', '/v1/merchant/balance', {

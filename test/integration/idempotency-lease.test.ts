@@ -9,6 +9,7 @@ import { IdempotencyService, sealContext } from '../../src/system/idempotency.se
 import { SecretBox, SecretDecryptError } from '../../src/crypto/secret-box';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { request } from '../support/http';
+import { ageIdempotencyKey } from '../support/idempotency-keys';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const LEASE_MS = 60_000;
@@ -93,23 +94,8 @@ describe('Idempotency-Key lease and sealed responses', () => {
     return found;
   }
 
-  /**
-   * Moves a key `ms` into the past: leases and the 24 h are measured by the database's clock,
-   * so this is how a test moves time for a key (without sleeping).
-   */
-  async function age(key: string, ms: number): Promise<void> {
-    await orm.em
-      .fork()
-      .getConnection()
-      .execute(
-        `update idempotency_keys
-            set created_at = created_at - ? * interval '1 millisecond',
-                expires_at = expires_at - ? * interval '1 millisecond',
-                lease_renewed_at = lease_renewed_at - ? * interval '1 millisecond'
-          where merchant_id = ? and key = ?`,
-        [ms, ms, ms, MERCHANT, key],
-      );
-  }
+  // Keys live on the database's clock: a test moves a key's time by moving its row.
+  const age = (key: string, ms: number) => ageIdempotencyKey(orm, MERCHANT, key, ms);
 
   /** A claim whose process died: taken, never completed nor released. */
   async function deadClaim(key: string) {

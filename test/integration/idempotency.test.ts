@@ -13,6 +13,7 @@ import { pruneIdempotencyKeysJob } from '../../jobs/prune-idempotency-keys.job';
 import type { JobDeps } from '../../jobs/job';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { request } from '../support/http';
+import { ageIdempotencyKey } from '../support/idempotency-keys';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -151,23 +152,9 @@ describe('Idempotency-Key (real PostgreSQL)', () => {
       );
   }
 
-  /**
-   * Moves a key `ms` into the past. Its 24 h and its lease are measured by the database's
-   * clock, so this is how a test moves time for it (without sleeping).
-   */
-  async function age(merchantId: string, key: string, ms: number): Promise<void> {
-    await orm.em
-      .fork()
-      .getConnection()
-      .execute(
-        `update idempotency_keys
-            set created_at = created_at - ? * interval '1 millisecond',
-                expires_at = expires_at - ? * interval '1 millisecond',
-                lease_renewed_at = lease_renewed_at - ? * interval '1 millisecond'
-          where merchant_id = ? and key = ?`,
-        [ms, ms, ms, merchantId, key],
-      );
-  }
+  // Keys live on the database's clock: a test moves a key's time by moving its row.
+  const age = (merchantId: string, key: string, ms: number) =>
+    ageIdempotencyKey(orm, merchantId, key, ms);
 
   /** The database's clock, which stamps the keys. */
   async function databaseNow(): Promise<number> {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { rawRequest, type HttpResponse } from './http';
+import { rawRequest, request, type HttpResponse } from './http';
 
 /** The default `RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE`. */
 export const ADDRESS_LIMIT = 100;
@@ -53,3 +53,14 @@ export function expectRefused(response: HttpResponse): void {
 
 /** A well-formed sandbox secret key nobody holds. */
 export const badKey = () => `sk_test_${randomBytes(16).toString('hex')}`;
+
+/** A new API key of the merchant whose `all` key is `key` (`body`: name, scopes, allowed_ips). */
+export async function createKeyWith(
+  baseUrl: string,
+  key: string,
+  body: Record<string, unknown>,
+): Promise<string> {
+  const response = await request(baseUrl, 'POST', '/v1/api_keys', { key, body });
+  if (response.status !== 201) throw new Error(`${response.status}: ${response.text}`);
+  return (response.body as { secret: string }).secret;
+}
