@@ -11,7 +11,7 @@ import {
   positiveInt,
   usdAmount,
 } from './config-fields';
-import { bankConfigFields } from './config-bank';
+import { bankConfigFields, bankProviderProblems } from './config-bank';
 import { webhookConfigFields } from './config-webhooks';
 import { resolutionLinkConfigFields } from './config-resolution-links';
 import { readPathConfig } from './config-read-path';
@@ -235,6 +235,9 @@ export const configSchema = z.object({
 
 /** Rules between variables; each problem names the variable to fix. */
 const checkedConfigSchema = configSchema.superRefine((config, ctx) => {
+  for (const problem of bankProviderProblems(config)) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: [problem.path], message: problem.message });
+  }
   if (config.ONRAMP_ENV === 'production' && !config.ENCRYPTION_KEY) {
     ctx.addIssue({
       code: z.ZodIssueCode.custom,
