@@ -2,6 +2,7 @@ import { type Chain, type QuoteCurrency } from './assets';
 import { validateEvmAddress, parseChain } from './addresses';
 import { DomainError, ErrorCode, invalidParameter, missingParameter } from './errors';
 import { dec, isDecimalString } from './money';
+import { parseCustomer, type CustomerInput, type OnrampCustomer } from './onramp-customer';
 
 export type OnrampTypeName = 'THROWAWAY' | 'EPHEMERAL' | 'PERMANENT';
 export type Stablecoin = 'USDC' | 'USDT';
@@ -21,6 +22,8 @@ export interface CreateOnrampInput {
     chain?: string | null;
     destinationAddress?: string | null;
   } | null;
+  /** What a bank provider needs about the payer before it opens an account (v0.3). */
+  customer?: CustomerInput | null;
 }
 
 export type Settlement =
@@ -34,6 +37,7 @@ export interface ValidOnrampRequest {
   settlement: Settlement;
   amountNgn: string | null;
   payerName: string | null;
+  customer: OnrampCustomer | null;
 }
 
 const TYPES: readonly string[] = ['THROWAWAY', 'EPHEMERAL', 'PERMANENT'];
@@ -111,6 +115,7 @@ export function parseCreateOnramp(input: CreateOnrampInput): ValidOnrampRequest 
     settlement: parseSettlement(input.settlement),
     amountNgn: parseExpectedAmount(type, input.amountNgn),
     payerName: parsePayerName(input.payerName),
+    customer: parseCustomer(input.customer),
   };
 }
 
