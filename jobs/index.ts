@@ -10,6 +10,7 @@ import { pruneDashboardSessionsJob } from './prune-dashboard-sessions.job';
 import { announceWithdrawalAddressesJob } from './announce-withdrawal-addresses.job';
 import { sendReturnsJob } from './send-returns.job';
 import { applySettingsChangesJob } from './apply-settings-changes.job';
+import { sweepBankTransfersJob } from './sweep-bank-transfers.job';
 import type { JobDefinition } from './job';
 
 export const jobs: JobDefinition[] = [
@@ -25,4 +26,5 @@ export const jobs: JobDefinition[] = [
   announceWithdrawalAddressesJob,
   sendReturnsJob,
   applySettingsChangesJob,
+  sweepBankTransfersJob,
 ];

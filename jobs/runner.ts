@@ -5,6 +5,7 @@ import { createLogger, stdoutLogs } from '../src/logger';
 import { openOrm } from '../src/db/orm';
 import { requireDatabaseUrl } from '../src/db/database-url';
 import { createServices } from '../src/container';
+import { startBankProviderChecks } from '../src/adapters/bank/bank-providers';
 import { forgetSecrets, warnAboutSecrets } from '../src/crypto/process-secrets';
 import {
   backendName,
@@ -53,6 +54,9 @@ async function main(): Promise<void> {
       log.warn({ err: error, reference }, 'sandbox bank notification failed; the sweep recovers'),
   });
   warnAboutSecrets(log, { encryption: services.encryption });
+  startBankProviderChecks(services.bankProviders, config.BANK_PROVIDER_CHECK_SECONDS * 1000, (s) =>
+    log.warn({ provider: s.name, detail: s.detail }, 'bank provider unhealthy'),
+  );
   // Health and metrics first: a port already taken stops start-up before any job is taken.
   // With MongoDB as Agenda's store, /health reports it too (down until Agenda has connected).
   const mongoHealth = config.AGENDA_MONGODB_URL ? new MongoJobStoreHealth() : undefined;

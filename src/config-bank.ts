@@ -38,6 +38,8 @@ export const bankConfigFields = {
   BANK_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   /** How long a provider that failed (account creation or health check) is passed over. */
   BANK_PROVIDER_COOLDOWN_SECONDS: positiveInt(60),
+  /** How often each process checks every bank provider's API (`/health`, failover). */
+  BANK_PROVIDER_CHECK_SECONDS: positiveInt(30),
   /** How often the runner asks each provider for transfers no notification brought. */
   BANK_SWEEP_SECONDS: positiveInt(300),
   /** How far back each sweep looks (a notification lost longer ago is the operator's). */

@@ -1,4 +1,9 @@
 import type { BankTransfers } from './adapters/bank/bank-transfers';
+import {
+  bankProvidersFromConfig,
+  ProviderRoutedTransfers,
+  type BankProviderRegistry,
+} from './adapters/bank/bank-providers';
 import { sandboxBankFromConfig } from './adapters/bank/sandbox-bank-from-config';
 import type { Clock } from './clock';
 import type { Config } from './config';
@@ -22,6 +27,8 @@ export interface ReturnAdapters {
   bankTransfers?: BankTransfers;
   /** Told when the sandbox bank could not deliver a return's notification. */
   onBankNotifyError?: (error: unknown, reference: string) => void;
+  /** The bank providers (default: `BANK_PROVIDERS`, built from the configuration). */
+  bankProviders?: BankProviderRegistry;
 }
 
 /**
@@ -45,9 +52,16 @@ export function returnServices(
     key: resolutionLinkKey(config),
     returnFeeNgn: dec(config.RETURN_FEE_NGN),
   });
-  const bank =
+  const sandboxBank =
     adapters.bankTransfers ??
     sandboxBankFromConfig(config, clock, returnOutcomes, adapters.onBankNotifyError);
+  const bankProviders =
+    adapters.bankProviders ?? bankProvidersFromConfig(config, clock, sandboxBank);
+  // Each return goes out through the provider that received its deposit.
+  const bank = new ProviderRoutedTransfers(
+    bankProviders,
+    config.ONRAMP_ENV === 'sandbox' ? sandboxBank : null,
+  );
   const returnSender = new ReturnSender(clock, returnOutcomes, bank);
-  return { returns, returnOutcomes, resolutions, resolutionLinks, returnSender };
+  return { returns, returnOutcomes, resolutions, resolutionLinks, returnSender, bankProviders };
 }

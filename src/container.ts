@@ -1,25 +1,24 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from './clock';
 import type { Config } from './config';
 import { KeyEnvironment } from './db/entities/api-key.entity';
 import { dec } from './domain/money';
-import type { FxVenue } from './adapters/fx/fx-venue';
 import { SandboxFxVenue } from './adapters/fx/sandbox-fx-venue';
 import { AuthService } from './merchants';
 import { MerchantService } from './merchants';
 import { RateService } from './rates';
 import { SandboxService } from './sandbox';
 import { OnrampService } from './onramps';
-import { VirtualAccountService } from './onramps';
+import { AccountProvisioning, accountProviderOf, VirtualAccountService } from './onramps';
+import type { BankProviderRegistry } from './adapters/bank/bank-providers';
 import { LedgerService } from './ledger';
 import { DepositTransitions } from './deposits';
-import { DepositIngestionService } from './deposits';
+import { BankTransferIntake, DepositIngestionService } from './deposits';
 import { DepositSettlementService } from './deposits';
 import { DepositReversalService } from './deposits';
 import { DepositQueryService } from './deposits';
 import { chainRegistryFromConfig, type ChainRegistry } from './adapters/chain/chain-registry';
 import { ChainHealthService, HealthService, IdempotencyService } from './system';
-import { PayoutService, type SigningLog } from './payouts';
+import { PayoutService } from './payouts';
 import { PayoutBlockFollower, PayoutSweepService } from './payouts';
 import { BlocklistFile, RiskReviewService } from './deposits';
 import { WithdrawalService } from './payouts';
@@ -27,18 +26,19 @@ import { WithdrawalAddressBookService } from './payouts';
 import { MerchantSettingsService } from './merchants';
 import { withdrawalAddressDelaySeconds } from './domain/withdrawal-addresses';
 import { WebhookEndpointService } from './webhooks';
-import { WebhookDeliveryService, type WebhookSender } from './webhooks';
+import { WebhookDeliveryService } from './webhooks';
 import { WebhookLogService, WebhookSendBudget } from './webhooks';
 import { ApiKeyService, DashboardSessionService } from './merchants';
 import { AuditLogService, OperatorService, OperatorTokenService } from './operator';
 import { TreasuryService } from './ledger';
 import type { DepositReturnService, ReturnOutcomes, ReturnSender } from './deposits';
 import type { ResolutionLinkService } from './deposits';
-import { returnServices, type ReturnAdapters } from './container-returns';
+import { returnServices } from './container-returns';
+import type { ServiceAdapters } from './container-adapters';
+export type { ServiceAdapters } from './container-adapters';
 import { HttpWebhookSender, resolvesToPublicOnly } from './adapters/webhook/webhook-sender';
 import { webhookEnvelope } from './webhooks';
 import { VERSION } from './version';
-import type { SettlementObserver } from './deposits';
 import { encryptionFromConfig, type Encryption } from './crypto/encryption-keys';
 
 /** The use cases both transports and the job runner call; built once per process. */
@@ -63,6 +63,8 @@ export interface Services {
   /** Records a return's outcome: the runner's polled answer and the bank's notification. */
   returnOutcomes: ReturnOutcomes;
   ingestion: DepositIngestionService;
+  /** A provider's transfer (notified or swept): its account checked, confirmed, then ingested. */
+  bankIntake: BankTransferIntake;
   settlement: DepositSettlementService;
   reversals: DepositReversalService;
   deposits: DepositQueryService;
@@ -90,23 +92,8 @@ export interface Services {
   apiKeys: ApiKeyService;
   /** ENCRYPTION_KEY (and the keys being rotated out): seals secrets at rest. */
   encryption: Encryption;
-}
-
-export interface ServiceAdapters extends ReturnAdapters {
-  /** The FX venue bound to a transaction's EntityManager (sandbox venue by default). */
-  fxVenue?: (em: EntityManager) => FxVenue;
-  /** The chains payouts use (default: from the *_RPC_URL settings). */
-  chains?: ChainRegistry;
-  /** Where the risk blocklist reports a file that stopped parsing (it keeps the last list). */
-  onBlocklistError?: (error: unknown) => void;
-  /** Where webhooks are sent (default: HTTP with the configured timeout). */
-  webhookSender?: WebhookSender;
-  /** DNS check of a webhook host when it is set (default: the system resolver). */
-  resolvesToPublicOnly?: (hostname: string) => Promise<boolean>;
-  /** Told about each deposit this process settles, after commit (the job runner's metrics). */
-  onDepositSettled?: SettlementObserver;
-  /** Where the payout signing drain reports its rounds and failures (the job runner's log). */
-  payoutSigningLog?: SigningLog;
+  /** `BANK_PROVIDERS`: accounts, notifications, confirmations, the sweep, returns. */
+  bankProviders: BankProviderRegistry;
 }
 
 export function environmentOf(config: Config): KeyEnvironment {
@@ -136,14 +123,8 @@ export function createServices(
   });
   const ledger = new LedgerService(clock);
   const depositTransitions = new DepositTransitions(clock, ledger);
-  const { returns, returnOutcomes, resolutions, resolutionLinks, returnSender } = returnServices(
-    config,
-    clock,
-    ledger,
-    depositTransitions,
-    auditLog,
-    adapters,
-  );
+  const { returns, returnOutcomes, resolutions, resolutionLinks, returnSender, bankProviders } =
+    returnServices(config, clock, ledger, depositTransitions, auditLog, adapters);
   const limits = {
     perDepositUsd: dec(config.DEPOSIT_LIMIT_USD),
     merchantDailyUsd: dec(config.MERCHANT_DAILY_LIMIT_USD),
@@ -196,6 +177,7 @@ export function createServices(
     new WebhookSendBudget(clock, config.WEBHOOK_TEST_AND_REPLAY_PER_HOUR),
   );
   const operatorTokens = new OperatorTokenService(clock);
+  const ingestion = new DepositIngestionService(clock, limits, ledger, returns);
   return {
     clock,
     config,
@@ -215,6 +197,7 @@ export function createServices(
       rates,
       accounts,
       sandbox,
+      new AccountProvisioning(bankProviders, accounts),
     ),
     idempotency: new IdempotencyService(encryption.box, {
       leaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
@@ -225,7 +208,8 @@ export function createServices(
     resolutionLinks,
     returnSender,
     returnOutcomes,
-    ingestion: new DepositIngestionService(clock, limits, ledger, returns),
+    ingestion,
+    bankIntake: new BankTransferIntake(ingestion, accountProviderOf),
     settlement: new DepositSettlementService(
       clock,
       ledger,
@@ -294,5 +278,6 @@ export function createServices(
     dashboardSessions: new DashboardSessionService(clock, auth, config.DASHBOARD_SESSION_SECONDS),
     apiKeys: new ApiKeyService(clock, environmentOf(config), auditLog),
     encryption,
+    bankProviders,
   };
 }

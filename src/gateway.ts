@@ -4,6 +4,7 @@ import { systemClock } from './clock';
 import { createLogger, stdoutLogs } from './logger';
 import { openOrm } from './db/orm';
 import { createServices } from './container';
+import { startBankProviderChecks } from './adapters/bank/bank-providers';
 import { buildGateway } from './api/server';
 import { buildInternalServer } from './api/internal-server';
 import { AddressLimiter } from './api/address-limit';
@@ -32,6 +33,9 @@ async function main(): Promise<void> {
   const orm = await openOrm({ databaseUrl, poolMax: config.DB_POOL_MAX });
   const services = createServices(config, systemClock);
   warnAboutSecrets(logger, { encryption: services.encryption });
+  startBankProviderChecks(services.bankProviders, config.BANK_PROVIDER_CHECK_SECONDS * 1000, (s) =>
+    logger.warn({ provider: s.name, detail: s.detail }, 'bank provider unhealthy'),
+  );
   const depositEvents = new DepositEventHub({
     databaseUrl,
     clock: systemClock,

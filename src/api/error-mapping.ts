@@ -71,13 +71,15 @@ function mapValidation(error: FastifyLikeError): MappedError {
   return known(ErrorCode.InvalidParameter, `Invalid parameter ${name}: ${why}`);
 }
 
-function known(code: ErrorCode, message: string, details?: string): MappedError {
-  return { code, status: httpStatusOf[code], message, details, unexpected: false };
+function known(code: ErrorCode, message: string, details?: string, status?: number): MappedError {
+  return { code, status: status ?? httpStatusOf[code], message, details, unexpected: false };
 }
 
 /** Maps anything thrown while serving a request to the API error model. Used by every transport. */
 export function mapError(error: unknown): MappedError {
-  if (error instanceof DomainError) return known(error.code, error.message, error.details);
+  if (error instanceof DomainError) {
+    return known(error.code, error.message, error.details, error.httpStatus);
+  }
   const e = (error ?? {}) as FastifyLikeError;
   if (e.validation && e.validation.length > 0) return mapValidation(e);
   switch (e.code) {

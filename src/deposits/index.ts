@@ -8,6 +8,10 @@ export {
   UNMATCHED_TRANSFER_SQL,
 } from './deposit-counts';
 export { DepositIngestionService } from './deposit-ingestion.service';
+export { BankTransferIntake } from './bank-intake';
+export { BankSweep } from './bank-sweep';
+export type { SweepRound } from './bank-sweep';
+export type { IntakeOutcome } from './bank-intake';
 export { exportDeposits } from './deposit-export';
 export { DepositQueryService } from './deposit-query.service';
 export { DepositResolutionService } from './deposit-resolution.service';

@@ -5,6 +5,12 @@ import { executeInTransaction } from '../db/locks';
 import { dec } from '../domain/money';
 import type { Logger } from 'pino';
 import type { ReturnOutcomes } from './return-outcomes';
+import { accountProviderSubquery } from '../onramps';
+
+/** The provider of the account a return's deposit arrived in (`r`: the deposit_returns row). */
+const DEPOSIT_PROVIDER_SQL = accountProviderSubquery(
+  '(select dp.account_number from deposits dp where dp.id = r.deposit_id)',
+);
 
 /** How long a claimed attempt waits before the sweep sends it again (a crashed runner's). */
 const CLAIM_MS = 30_000;
@@ -19,6 +25,8 @@ interface ClaimedReturn {
   to_account: string;
   bank_code: string | null;
   name: string | null;
+  /** The provider whose account received the deposit (it sends the return). */
+  provider: string | null;
 }
 
 /**
@@ -84,6 +92,7 @@ export class ReturnSender {
             bankCode: attempt.bank_code,
             name: attempt.name,
             reference: attempt.id,
+            ...(attempt.provider ? { provider: attempt.provider } : {}),
           },
           em,
         );
@@ -112,7 +121,8 @@ export class ReturnSender {
                           order by o.next_attempt_at, o.id limit ${BATCH}
                           for update skip locked)
           returning r.id, r.deposit_id, r.merchant_id, r.amount_ngn::text as amount_ngn,
-                    r.fee_ngn::text as fee_ngn, r.to_account, r.bank_code, r.name`,
+                    r.fee_ngn::text as fee_ngn, r.to_account, r.bank_code, r.name,
+                    ${DEPOSIT_PROVIDER_SQL} as provider`,
         [new Date(now.getTime() + CLAIM_MS), now, now],
       ),
     );

@@ -66,6 +66,11 @@ export class DomainError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: string,
+    /**
+     * The HTTP status, where the contract gives this case another than the code's usual one
+     * (422 `missing_parameter` when no bank provider can serve an onramp's customer).
+     */
+    readonly httpStatus?: number,
   ) {
     super(message);
     this.name = 'DomainError';

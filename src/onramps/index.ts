@@ -4,5 +4,7 @@
  */
 export { OnrampService } from './onramp.service';
 export { VirtualAccountService } from './virtual-account.service';
+export { AccountProvisioning } from './account-provisioning';
 export { clientSecretSql, liveClientSecrets } from './client-secret-reads';
 export { ONRAMP_HOLDING_NUMBER_SQL, completeThrowaway, onrampDestinations } from './onramp-sql';
+export { accountProviderOf, accountProviderSubquery } from './account-provider';

@@ -8,17 +8,17 @@ import { ONRAMP_LIFECYCLE } from '../domain/onramp-status';
 import { newId, newPaymentReference, newSecret } from '../domain/ids';
 import { lagosDay } from '../domain/lagos-day';
 import {
-  assertRateFitsSettlement,
   parseCreateOnramp,
   type CreateOnrampInput,
   type ValidOnrampRequest,
 } from '../domain/onramp-input';
-import type { QuoteCurrency } from '../domain/assets';
 import { Merchant, MerchantStatus } from '../db/entities/merchant.entity';
 import { Onramp, OnrampStatus, OnrampType, SettlementMode } from '../db/entities/onramp.entity';
 import { hashSecret } from '../merchants';
 import type { RateService } from '../rates';
 import type { VirtualAccountService } from './virtual-account.service';
+import type { AccountProvisioning, PreparedAccount } from './account-provisioning';
+import { checkOnrampRate } from './onramp-rate-check';
 import type { SandboxService } from '../sandbox';
 import { executeInTransaction } from '../db/locks';
 import { retryOnConflict } from '../db/retry';
@@ -41,6 +41,9 @@ export interface CreatedOnramp {
 
 type CreateOutcome = CreatedOnramp | { frozen: true };
 
+/** The name the payer's bank shows for the account. */
+const accountNameOf = (merchantName: string) => `${merchantName} Checkout`.slice(0, 100);
+
 const merchantFrozen = () =>
   new DomainError(ErrorCode.MerchantFrozen, 'This merchant account is frozen; contact support');
 
@@ -52,6 +55,7 @@ export class OnrampService {
     private readonly rates: RateService,
     private readonly accounts: VirtualAccountService,
     private readonly sandbox: SandboxService,
+    private readonly provisioning: AccountProvisioning,
   ) {}
 
   async create(
@@ -61,12 +65,21 @@ export class OnrampService {
   ): Promise<CreatedOnramp> {
     const request = parseCreateOnramp(input);
     // A frozen merchant hears so first, whatever the rate; the locked check below decides races.
-    const merchant = await em.findOne(Merchant, { id: merchantId }, { fields: ['status'] });
+    const merchant = await em.findOne(Merchant, { id: merchantId }, { fields: ['status', 'name'] });
     if (merchant?.status === MerchantStatus.FROZEN) throw merchantFrozen();
-    await this.checkRate(em, merchantId, request);
+    await checkOnrampRate(this.rates, this.clock, em, merchantId, request);
+    const id = newId('onr', this.clock);
+    // Outside the transaction: a bank provider's HTTP call must not hold one. An account opened
+    // for a creation that then fails (the day's limit reached meanwhile) is never handed out.
+    const prepared = await this.provisioning.prepare({
+      onrampId: id,
+      email: request.email,
+      accountName: accountNameOf(merchant?.name ?? ''),
+      customer: request.customer,
+    });
     // A rare race on a reused account number aborts the transaction; the whole creation reruns.
     const outcome = await retryOnConflict(() =>
-      em.fork().transactional((tx) => this.createLocked(tx, merchantId, request)),
+      em.fork().transactional((tx) => this.createLocked(tx, merchantId, request, id, prepared)),
     );
     if ('frozen' in outcome) throw merchantFrozen();
     return outcome;
@@ -81,6 +94,8 @@ export class OnrampService {
     tx: EntityManager,
     merchantId: string,
     request: ValidOnrampRequest,
+    id: string,
+    prepared: PreparedAccount,
   ): Promise<CreateOutcome> {
     const merchant = await tx.findOneOrFail(
       Merchant,
@@ -101,8 +116,7 @@ export class OnrampService {
       merchant.updatedAt = now;
       return { frozen: true };
     }
-    const id = newId('onr', this.clock);
-    const account = await this.accounts.allocate(tx, id);
+    const account = await this.provisioning.assign(tx, id, prepared);
     const clientSecret = newSecret('oc_');
     const settlement = request.settlement;
     const onramp = tx.create(Onramp, {
@@ -113,7 +127,7 @@ export class OnrampService {
       rateId: request.rateId,
       paymentReference: newPaymentReference(),
       accountNumber: account.accountNumber,
-      accountName: `${merchant.name} Checkout`.slice(0, 100),
+      accountName: account.accountName ?? accountNameOf(merchant.name),
       bankName: account.bankName,
       bankCode: account.bankCode,
       userEmail: request.email,
@@ -137,34 +151,6 @@ export class OnrampService {
       await this.sandbox.scheduleAutoDeposit(tx, merchantId, id, account.accountNumber);
     }
     return { onramp, clientSecret };
-  }
-
-  /**
-   * Short-lived onramps lock the given rate: unknown is rate_not_found, expired is rate_expired
-   * (rate_unavailable when no valid rate exists at all, since a fresh quote would not help).
-   * PERMANENT onramps need a valid rate to exist now, though they settle at a later one.
-   */
-  private async checkRate(
-    em: EntityManager,
-    merchantId: string,
-    request: ValidOnrampRequest,
-  ): Promise<void> {
-    if (request.rateId === null) {
-      const to: QuoteCurrency =
-        request.settlement.mode === 'AUTO_WITHDRAW' ? request.settlement.asset : 'USD';
-      await this.rates.current(em, { from: 'NGN', to }, merchantId);
-      return;
-    }
-    const rate = await this.rates.findForMerchant(em, request.rateId, merchantId);
-    if (!rate) throw new DomainError(ErrorCode.RateNotFound, `No rate ${request.rateId}`);
-    if (rate.expiresAt <= this.clock.now()) {
-      await this.rates.current(em, { from: 'NGN', to: rate.to }, merchantId);
-      throw new DomainError(
-        ErrorCode.RateExpired,
-        `Rate ${rate.id} expired at ${rate.expiresAt.toISOString()}; fetch a fresh rate and retry`,
-      );
-    }
-    assertRateFitsSettlement(rate.to as QuoteCurrency, request.settlement);
   }
 
   /**

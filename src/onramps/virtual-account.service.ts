@@ -11,6 +11,17 @@ export interface AllocatedAccount {
   accountNumber: string;
   bankCode: string;
   bankName: string;
+  /** The name the provider gave the account (absent: ours, for pool accounts). */
+  accountName?: string;
+}
+
+/** The pool's providers: their numbers are ours to mint and reuse. */
+export type PooledProvider = 'sandbox' | 'hmac';
+
+/** An account a bank provider opened (Paystack, Monnify), to record for an onramp. */
+export interface ProviderAccount extends AllocatedAccount {
+  provider: string;
+  providerAccountId: string;
 }
 
 /**
@@ -31,7 +42,8 @@ const PICK_REUSABLE = `
         from virtual_account_assignments a
        where a.account_number = va.account_number
     ) last
-   where va.bank_code = ? and (last.free_since is null or last.free_since <= ?)
+   where va.bank_code = ? and va.provider in ('sandbox', 'hmac')
+     and (last.free_since is null or last.free_since <= ?)
    order by last.free_since nulls first, va.account_number
    limit 1
    for update of va skip locked`;
@@ -57,9 +69,49 @@ export class VirtualAccountService {
   }
 
   /** Must run inside the caller's transaction (em.transactional): hands out a number for onrampId. */
-  async allocate(tx: EntityManager, onrampId: string): Promise<AllocatedAccount> {
+  async allocate(
+    tx: EntityManager,
+    onrampId: string,
+    provider: PooledProvider = 'sandbox',
+  ): Promise<AllocatedAccount> {
     const now = this.clock.now();
-    const accountNumber = (await this.reusable(tx, now)) ?? (await this.mint(tx, now));
+    const accountNumber = (await this.reusable(tx, now)) ?? (await this.mint(tx, now, provider));
+    await this.assign(tx, accountNumber, onrampId, now);
+    return { accountNumber, bankCode: this.bank.code, bankName: this.bank.name };
+  }
+
+  /**
+   * Must run inside the caller's transaction: records an account a provider opened and hands
+   * it to onrampId. The same number from another provider is refused: a deposit to it could
+   * not be told apart.
+   */
+  async record(tx: EntityManager, onrampId: string, account: ProviderAccount): Promise<void> {
+    const now = this.clock.now();
+    await run(
+      tx,
+      `insert into virtual_accounts (account_number, bank_code, created_at, provider, provider_account_id)
+       values (?, ?, ?, ?, ?) on conflict (account_number) do nothing`,
+      [account.accountNumber, account.bankCode, now, account.provider, account.providerAccountId],
+    );
+    const [row] = await run<{ provider: string }>(
+      tx,
+      'select provider from virtual_accounts where account_number = ?',
+      [account.accountNumber],
+    );
+    if (row.provider !== account.provider) {
+      throw new Error(
+        `${account.provider} issued account ${account.accountNumber}, which ${row.provider} holds`,
+      );
+    }
+    await this.assign(tx, account.accountNumber, onrampId, now);
+  }
+
+  private async assign(
+    tx: EntityManager,
+    accountNumber: string,
+    onrampId: string,
+    now: Date,
+  ): Promise<void> {
     // The trigger sets cooldown_until (infinity while held). A conflicting hand-out raises
     // 23P01 here, which aborts the caller's transaction: no savepoint, the caller retries.
     await run(
@@ -67,7 +119,6 @@ export class VirtualAccountService {
       'insert into virtual_account_assignments (account_number, onramp_id, assigned_at) values (?, ?, ?)',
       [accountNumber, onrampId, now],
     );
-    return { accountNumber, bankCode: this.bank.code, bankName: this.bank.name };
   }
 
   /** Ends the hand-out at clock.now(); idempotent (a released assignment stays as it was). */
@@ -101,7 +152,7 @@ export class VirtualAccountService {
     return undefined;
   }
 
-  private async mint(tx: EntityManager, now: Date): Promise<string> {
+  private async mint(tx: EntityManager, now: Date, provider: PooledProvider): Promise<string> {
     // One sequence for every bank code: a serial is never minted twice, so numbers of
     // different banks cannot collide on the account_number primary key.
     const [{ serial }] = await run<{ serial: string }>(
@@ -112,8 +163,8 @@ export class VirtualAccountService {
     const accountNumber = nubanFor(this.bank.code, Number(serial));
     await run(
       tx,
-      'insert into virtual_accounts (account_number, bank_code, created_at) values (?, ?, ?)',
-      [accountNumber, this.bank.code, now],
+      'insert into virtual_accounts (account_number, bank_code, created_at, provider) values (?, ?, ?, ?)',
+      [accountNumber, this.bank.code, now, provider],
     );
     return accountNumber;
   }

@@ -2,6 +2,26 @@
 // Do not edit: change the routes, regenerate the document, then run the script again.
 
 export interface paths {
+  '/bank/{provider}/notifications': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A bank provider's notification, in that provider's own format
+     * @description Called by a provider in BANK_PROVIDERS (paystack: x-paystack-signature; monnify: monnify-signature; hmac and sandbox: the generic x-bank-signature), not by merchants. Checked over the raw body; an inbound transfer is confirmed through the provider's API before anything is credited. Idempotent by the provider's reference. See docs/providers.md.
+     */
+    post: operations['receiveProviderNotification'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/health': {
     parameters: {
       query?: never;
@@ -1047,6 +1067,21 @@ export interface components {
       /** @enum {string} */
       environment: 'sandbox' | 'production';
       version: string;
+      /** @description Each provider's state; a provider down does not make this 503 */
+      providers?: {
+        bank: {
+          /** @description A name in BANK_PROVIDERS, in its order */
+          name: string;
+          /** @description False while it cools down after a failure */
+          ok: boolean;
+          checked_at: string | null;
+          detail?: string;
+        }[];
+        /** @description RATE_SOURCES */
+        rate_sources: string[];
+        /** @description FX_VENUE */
+        fx_venue: string;
+      };
       error?: {
         /** @enum {string} */
         code:
@@ -1413,6 +1448,134 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  receiveProviderNotification: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Your own request id (1-128 of A-Z a-z 0-9 . _ : -), echoed and logged.
+         * @example checkout-7f3a
+         */
+        'X-Request-Id'?: components['parameters']['XRequestId'];
+      };
+      path: {
+        /** @description A name in BANK_PROVIDERS */
+        provider: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Error */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Always true: the notification is recorded */
+            received: boolean;
+            /** @description The deposit the transfer made */
+            deposit_id?: string;
+            /**
+             * @description The deposit status now
+             * @enum {string}
+             */
+            status?:
+              | 'PENDING_FX'
+              | 'PENDING_WITHDRAWAL'
+              | 'SETTLED'
+              | 'FAILED'
+              | 'FLAGGED'
+              | 'REVERSED'
+              | 'RETURNING'
+              | 'RETURNED'
+              | 'RETURN_FAILED';
+            /** @description No onramp held the account number (kept for the operator), or no return of ours has the reference (ignored) */
+            unmatched?: boolean;
+            /**
+             * @description The provider's API does not confirm the transfer: nothing was credited
+             * @enum {boolean}
+             */
+            confirmed?: false;
+            /**
+             * @description A kind of notification this service does not act on
+             * @enum {boolean}
+             */
+            ignored?: true;
+          };
+        };
+      };
+      /** @description Error: `missing_parameter`, `invalid_parameter` */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `payload_too_large` */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `service_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   getHealth: {
     parameters: {
       query?: never;
@@ -2080,6 +2243,16 @@ export interface operations {
               | 'RETURN_FAILED';
             /** @description No onramp held the account number (kept for the operator), or no return of ours has the reference (ignored) */
             unmatched?: boolean;
+            /**
+             * @description The provider's API does not confirm the transfer: nothing was credited
+             * @enum {boolean}
+             */
+            confirmed?: false;
+            /**
+             * @description A kind of notification this service does not act on
+             * @enum {boolean}
+             */
+            ignored?: true;
           };
         };
       };

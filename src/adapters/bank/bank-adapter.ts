@@ -13,7 +13,12 @@ export type ReturnNotification =
 export type BankEvent =
   | { type: 'transfer.received'; transfer: InboundTransfer }
   | { type: 'transfer.reversed'; bankReference: string; reversedAt?: Date }
-  | ReturnNotification;
+  | ReturnNotification
+  /**
+   * A correctly signed notification of a kind we do not act on (a provider's other products):
+   * acknowledged, so the provider does not retry it for days, and logged.
+   */
+  | { type: 'ignored'; reason: string };
 
 /** Request headers as Node hands them over (names in lower case). */
 export type BankNotificationHeaders = Record<string, string | string[] | undefined>;

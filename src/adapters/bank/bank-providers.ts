@@ -1,7 +1,8 @@
 import type { Clock } from '../../clock';
 import type { Config } from '../../config';
 import type { BankProvider, BankProviderName, ProviderHealth } from './bank-provider';
-import type { BankTransfers } from './bank-transfers';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { BankTransfers, OutboundReturn, ReturnOutcome } from './bank-transfers';
 import { PooledBankProvider } from './pooled-bank-provider';
 
 /** Builds one external provider from the configuration (its settings were validated). */
@@ -108,4 +109,56 @@ export function bankProvidersFromConfig(
     return factory(config, clock);
   });
   return new BankProviderRegistry(providers, clock, config.BANK_PROVIDER_COOLDOWN_SECONDS * 1000);
+}
+
+/**
+ * Returns go out through the provider that received the deposit. A deposit to a provider no
+ * longer configured cannot be sent by us: it is refused (RETURN_FAILED), the operator's to send.
+ */
+export class ProviderRoutedTransfers implements BankTransfers {
+  readonly name = 'providers';
+
+  constructor(
+    private readonly providers: BankProviderRegistry,
+    /**
+     * The sandbox bank, for pool accounts of a pooled provider since removed from the list
+     * (sandbox deployments only; null in production, where no simulated bank may send).
+     */
+    private readonly poolFallback: BankTransfers | null,
+  ) {}
+
+  sendReturn(transfer: OutboundReturn, em: EntityManager): Promise<ReturnOutcome> {
+    const name = transfer.provider ?? 'sandbox';
+    const provider = this.providers.get(name);
+    if (provider) return provider.transfers.sendReturn(transfer, em);
+    if ((name === 'sandbox' || name === 'hmac') && this.poolFallback) {
+      return this.poolFallback.sendReturn(transfer, em);
+    }
+    return Promise.resolve({
+      outcome: 'refused',
+      reason: `bank provider ${name} received this deposit and is no longer configured`,
+    });
+  }
+}
+
+/**
+ * Checks every provider now and then every `everyMs` (a failure starts its cooldown, so new
+ * accounts fail over before one is tried). Returns the stop function; the timer never keeps
+ * the process alive.
+ */
+export function startBankProviderChecks(
+  registry: BankProviderRegistry,
+  everyMs: number,
+  onUnhealthy: (state: ProviderState) => void,
+): () => void {
+  const round = () => {
+    registry
+      .checkAll()
+      .then((states) => states.filter((state) => !state.ok).forEach(onUnhealthy))
+      .catch(() => undefined);
+  };
+  round();
+  const timer = setInterval(round, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }

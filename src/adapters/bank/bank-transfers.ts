@@ -10,6 +10,8 @@ export interface OutboundReturn {
   bankCode: string | null;
   name: string | null;
   reference: string;
+  /** The provider that received the deposit, which sends it back (absent: the pool's bank). */
+  provider?: string;
 }
 
 /**

@@ -54,6 +54,23 @@ export const HealthResponse = Type.Object(
     database: Type.String({ enum: ['ok', 'down'] }),
     environment: Type.String({ enum: ['sandbox', 'production'] }),
     version: Type.String(),
+    providers: Type.Optional(
+      Type.Object(
+        {
+          bank: Type.Array(
+            Type.Object({
+              name: Type.String({ description: 'A name in BANK_PROVIDERS, in its order' }),
+              ok: Type.Boolean({ description: 'False while it cools down after a failure' }),
+              checked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+              detail: Type.Optional(Type.String()),
+            }),
+          ),
+          rate_sources: Type.Array(Type.String(), { description: 'RATE_SOURCES' }),
+          fx_venue: Type.String({ description: 'FX_VENUE' }),
+        },
+        { description: "Each provider's state; a provider down does not make this 503" },
+      ),
+    ),
     error: Type.Optional(
       Type.Object({
         code: Type.String({ enum: Object.values(ErrorCode) }),

@@ -1,19 +1,16 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsync, FastifyRequest, FastifySchemaCompiler } from 'fastify';
-import type {
-  BankEvent,
-  BankNotificationAdapter,
-  ReturnNotification,
-} from '../../../adapters/bank/bank-adapter';
+import type { BankNotificationAdapter } from '../../../adapters/bank/bank-adapter';
 import {
   BANK_SIGNATURE_HEADER,
   BANK_TIMESTAMP_HEADER,
   HmacBankAdapter,
 } from '../../../adapters/bank/hmac-bank-adapter';
+import { PooledBankProvider } from '../../../adapters/bank/pooled-bank-provider';
+import { handleBankEvent } from './bank-event-handler';
 import { DEPOSIT_STATUSES } from '../../../domain/deposit-state-machine';
 import { DomainError, ErrorCode } from '../../../domain/errors';
 import type { Services } from '../../../container';
-import { UNMATCHED_TRANSFER_SQL } from '../../../deposits';
 import { validatorCompiler } from '../../validation';
 import { errorResponses } from '../schemas';
 
@@ -29,6 +26,14 @@ const NotificationAnswer = Type.Object({
         'No onramp held the account number (kept for the operator), or no return of ours has ' +
         'the reference (ignored)',
     }),
+  ),
+  confirmed: Type.Optional(
+    Type.Literal(false, {
+      description: "The provider's API does not confirm the transfer: nothing was credited",
+    }),
+  ),
+  ignored: Type.Optional(
+    Type.Literal(true, { description: 'A kind of notification this service does not act on' }),
   ),
 });
 
@@ -89,40 +94,6 @@ const rawBodyValidator: FastifySchemaCompiler<unknown> = (route) =>
 // No API key, so no per-key rate limit (429 never answered here).
 const { 429: _noRateLimit, ...notificationErrors } = errorResponses(404, 413);
 
-async function isUnmatchedTransfer(request: FastifyRequest, bankReference: string) {
-  const rows = await request.em.getConnection().execute(UNMATCHED_TRANSFER_SQL, [bankReference]);
-  return rows.length > 0;
-}
-
-/**
- * The outcome of one of our returns: applied by the same code as the runner's polled answer
- * (once, whichever comes first). A reference we never sent is acknowledged, not 404: the bank
- * would retry it forever, and no retry can make it ours (attempts exist before we call it).
- */
-async function returnNotified(
-  services: Services,
-  request: FastifyRequest,
-  event: ReturnNotification,
-) {
-  const applied = await services.returnOutcomes.notified(request.em, event);
-  if (applied.kind === 'unknown') {
-    request.log.warn(
-      { reference: event.reference, event: event.type },
-      'return notification for an unknown reference',
-    );
-    return { received: true, unmatched: true };
-  }
-  request.log.info(
-    {
-      reference: event.reference,
-      depositId: applied.depositId,
-      applied: applied.kind === 'applied',
-    },
-    'bank return notification received',
-  );
-  return { received: true, deposit_id: applied.depositId, status: applied.status };
-}
-
 /**
  * `POST /v1/bank/notifications`: the bank provider's inbound-transfer and reversal
  * notifications (docs/bank-notifications.md). Public (authenticated by the adapter's
@@ -134,9 +105,8 @@ export const bankNotificationRoutes =
   (services: Services, adapter?: BankNotificationAdapter): FastifyPluginAsync =>
   async (app) => {
     const secret = services.config.BANK_WEBHOOK_SECRET;
-    const bank =
+    const generic =
       adapter ?? (secret ? new HmacBankAdapter({ secret, clock: services.clock }) : null);
-    if (!bank) return; // Not configured: the not-found handler answers 404.
 
     // This plugin's context only: keep the exact bytes the signature was computed over.
     app.removeAllContentTypeParsers();
@@ -145,85 +115,83 @@ export const bankNotificationRoutes =
       { parseAs: 'buffer', bodyLimit: app.initialConfig.bodyLimit },
       (_request, body, done) => done(null, body),
     );
+    const rawOf = (request: FastifyRequest) =>
+      Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
 
-    const handle = async (request: FastifyRequest, event: BankEvent) => {
-      if (event.type === 'transfer.received') {
-        const outcome = await services.ingestion.receive(request.em, event.transfer);
-        if (outcome.kind === 'unmatched') {
-          request.log.warn(
-            { bankReference: event.transfer.bankReference, created: outcome.created },
-            'bank transfer to an account number no onramp held',
-          );
-          return { received: true, unmatched: true };
-        }
-        request.log.info(
-          {
-            bankReference: event.transfer.bankReference,
-            depositId: outcome.deposit.id,
-            created: outcome.created,
+    // The generic format of v0.1, for the pool's accounts (sandbox and hmac).
+    // Looked up per request: registration (the OpenAPI document) reads only the configuration.
+    const pooled = () =>
+      services.bankProviders.get('hmac') ??
+      services.bankProviders.get('sandbox') ??
+      new PooledBankProvider({ name: 'hmac', clock: services.clock });
+    if (generic) {
+      app.post(
+        '/v1/bank/notifications',
+        {
+          config: { public: true },
+          validatorCompiler: rawBodyValidator,
+          schema: {
+            operationId: 'receiveBankNotification',
+            summary:
+              'Bank provider notification: an inbound NGN transfer, its reversal, or the outcome of a return',
+            description:
+              'Called by the bank provider, not by merchants. Authenticated by the x-bank-signature ' +
+              'HMAC over the raw body, not by an API key. Idempotent by the bank reference: a ' +
+              'repeated notification answers 200 with the same deposit. A return outcome ' +
+              '(transfer.return_completed / transfer.return_failed) names the reference we sent ' +
+              'with the return. See docs/bank-notifications.md.',
+            tags: ['bank'],
+            security: [],
+            headers: NotificationHeaders,
+            body: NotificationBody,
+            response: { 200: NotificationAnswer, ...notificationErrors },
           },
-          'bank transfer received',
-        );
-        return { received: true, deposit_id: outcome.deposit.id, status: outcome.deposit.status };
-      }
-      if (event.type === 'transfer.return_completed' || event.type === 'transfer.return_failed') {
-        return returnNotified(services, request, event);
-      }
-      try {
-        const { deposit, reversed } = await services.reversals.reverse(
-          request.em,
-          event.bankReference,
-        );
-        request.log.info(
-          { bankReference: event.bankReference, depositId: deposit.id, reversed },
-          'bank reversal received',
-        );
-        return { received: true, deposit_id: deposit.id, status: deposit.status };
-      } catch (error) {
-        // A reversal of a transfer we kept as unmatched: nothing to move in a deposit; the
-        // operator returns or reconciles unmatched transfers by hand.
-        if (
-          error instanceof DomainError &&
-          error.code === ErrorCode.NotFound &&
-          (await isUnmatchedTransfer(request, event.bankReference))
-        ) {
-          request.log.warn(
-            { bankReference: event.bankReference },
-            'bank reversed an unmatched transfer; reconcile it by hand',
-          );
-          return { received: true, unmatched: true };
-        }
-        // Unknown reference: 404, so the bank retries; a reversal that overtook its transfer's
-        // notification then applies once the transfer is recorded.
-        throw error;
-      }
-    };
+        },
+        async (request) =>
+          handleBankEvent(
+            services,
+            request,
+            pooled(),
+            generic.parse(rawOf(request), request.headers),
+          ),
+      );
+    }
 
-    app.post(
-      '/v1/bank/notifications',
+    app.post<{ Params: { provider: string } }>(
+      '/bank/:provider/notifications',
       {
         config: { public: true },
         validatorCompiler: rawBodyValidator,
         schema: {
-          operationId: 'receiveBankNotification',
-          summary:
-            'Bank provider notification: an inbound NGN transfer, its reversal, or the outcome of a return',
+          operationId: 'receiveProviderNotification',
+          summary: "A bank provider's notification, in that provider's own format",
           description:
-            'Called by the bank provider, not by merchants. Authenticated by the x-bank-signature ' +
-            'HMAC over the raw body, not by an API key. Idempotent by the bank reference: a ' +
-            'repeated notification answers 200 with the same deposit. A return outcome ' +
-            '(transfer.return_completed / transfer.return_failed) names the reference we sent ' +
-            'with the return. See docs/bank-notifications.md.',
+            'Called by a provider in BANK_PROVIDERS (paystack: x-paystack-signature; monnify: ' +
+            'monnify-signature; hmac and sandbox: the generic x-bank-signature), not by ' +
+            'merchants. Checked over the raw body; an inbound transfer is confirmed through the ' +
+            "provider's API before anything is credited. Idempotent by the provider's " +
+            'reference. See docs/providers.md.',
           tags: ['bank'],
           security: [],
-          headers: NotificationHeaders,
-          body: NotificationBody,
+          params: Type.Object({
+            provider: Type.String({ description: 'A name in BANK_PROVIDERS', maxLength: 32 }),
+          }),
+          body: Type.Object({}, { additionalProperties: true }),
           response: { 200: NotificationAnswer, ...notificationErrors },
         },
       },
       async (request) => {
-        const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        return handle(request, bank.parse(raw, request.headers));
+        const provider = services.bankProviders.get(request.params.provider);
+        if (!provider) {
+          throw new DomainError(ErrorCode.NotFound, `No bank provider ${request.params.provider}`);
+        }
+        const notifications = provider.pooled && adapter ? adapter : provider.notifications;
+        return handleBankEvent(
+          services,
+          request,
+          provider,
+          notifications.parse(rawOf(request), request.headers),
+        );
       },
     );
   };

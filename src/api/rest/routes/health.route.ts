@@ -3,6 +3,25 @@ import type { Services } from '../../../container';
 import { ErrorCode } from '../../../domain/errors';
 import { HealthResponse, refTo } from '../schemas';
 
+/** What `/health` says of each provider: the bank ones' last checks, the others' names. */
+function providersReport(services: Services) {
+  const config = services.config as Services['config'] & {
+    RATE_SOURCES?: string[] | string;
+    FX_VENUE?: string;
+  };
+  const rateSources = config.RATE_SOURCES ?? 'sandbox';
+  return {
+    bank: services.bankProviders.report().map((state) => ({
+      name: state.name,
+      ok: state.ok,
+      checked_at: state.checkedAt ? state.checkedAt.toISOString() : null,
+      ...(state.detail ? { detail: state.detail } : {}),
+    })),
+    rate_sources: Array.isArray(rateSources) ? rateSources : rateSources.split(','),
+    fx_venue: config.FX_VENUE ?? 'sandbox',
+  };
+}
+
 export const healthRoutes =
   (services: Services, version: string): FastifyPluginAsyncTypebox =>
   async (app) => {
@@ -19,7 +38,12 @@ export const healthRoutes =
       },
       async (request, reply) => {
         const report = await services.health.check(request.em);
-        const body = { ...report, environment: services.config.ONRAMP_ENV, version };
+        const body = {
+          ...report,
+          environment: services.config.ONRAMP_ENV,
+          version,
+          providers: providersReport(services),
+        };
         if (report.status === 'ok') return body;
         return reply.code(503).send({
           ...body,

@@ -1,0 +1,66 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { BankProvider } from '../adapters/bank/bank-provider';
+import type { DepositIngestionService, IngestOutcome } from './deposit-ingestion.service';
+import { parseInboundTransfer, type InboundTransfer } from './inbound-transfer';
+
+export type IntakeOutcome =
+  | IngestOutcome
+  /** The provider's API does not confirm the transfer as announced: nothing is credited. */
+  | { kind: 'not_confirmed'; reason: string }
+  /** The account belongs to another provider: no notification of this one may credit it. */
+  | { kind: 'wrong_provider'; holder: string };
+
+/** Which provider issued an account number (null: none of ours). */
+export type AccountProviderLookup = (
+  em: EntityManager,
+  accountNumber: string,
+) => Promise<string | null>;
+
+const POOLED = new Set(['sandbox', 'hmac']);
+/** Pool accounts are one family: the sandbox and the generic bank share the NUBAN pool. */
+const sameFamily = (holder: string, provider: string) =>
+  holder === provider || (POOLED.has(holder) && POOLED.has(provider));
+
+/**
+ * A bank provider's inbound transfer on its way to becoming a deposit, whether a notification
+ * or the sweep brought it. The account must be one this provider issued, and unless the
+ * transfer came from the provider's own API (the sweep), the provider's API must confirm it
+ * first: a leaked notification secret alone cannot mint a deposit. The provider's figures are
+ * what is credited. A transfer already recorded is answered without asking the provider again.
+ */
+export class BankTransferIntake {
+  constructor(
+    private readonly ingestion: DepositIngestionService,
+    private readonly providerOfAccount: AccountProviderLookup,
+  ) {}
+
+  async receive(
+    em: EntityManager,
+    provider: BankProvider,
+    announced: InboundTransfer,
+    options: { fromProviderApi: boolean },
+  ): Promise<IntakeOutcome> {
+    const transfer = parseInboundTransfer(announced);
+    const holder = await this.providerOfAccount(em, transfer.accountNumber);
+    if (holder !== null && !sameFamily(holder, provider.name)) {
+      return { kind: 'wrong_provider', holder };
+    }
+    if (options.fromProviderApi || (await this.known(em, transfer.bankReference))) {
+      return this.ingestion.receive(em, transfer);
+    }
+    const confirmation = await provider.confirm(transfer);
+    if (!confirmation.confirmed) return { kind: 'not_confirmed', reason: confirmation.reason };
+    const confirmed = parseInboundTransfer(confirmation.transfer);
+    if (confirmed.accountNumber !== transfer.accountNumber) {
+      return { kind: 'not_confirmed', reason: 'the provider names another account' };
+    }
+    return this.ingestion.receive(em, confirmed);
+  }
+
+  private async known(em: EntityManager, bankReference: string): Promise<boolean> {
+    const rows = await em
+      .getConnection()
+      .execute('select 1 from deposits where bank_reference = ? limit 1', [bankReference]);
+    return rows.length > 0;
+  }
+}
