@@ -70,14 +70,14 @@ export class MedianRateSource implements RateSource {
     const USDT = outcomes.USDT;
     if (!USDC.agreed || !USDT.agreed) {
       throw new RateSourceUnavailableError(
-        STABLECOINS.map((coin) => describe(coin, outcomes[coin])).join('; '),
+        STABLECOINS.map((coin) => summary(coin, outcomes[coin])).join('; '),
       );
     }
     const excluded = STABLECOINS.filter((coin) => outcomes[coin].excluded.length > 0);
     if (excluded.length > 0) {
       // Published anyway, but an operator wants to know a source is failing before two are.
       this.options.log?.warn(
-        { sources: excluded.map((coin) => describe(coin, outcomes[coin])) },
+        { sources: excluded.map((coin) => summary(coin, outcomes[coin])) },
         'rate sources left out of the median',
       );
     }
@@ -101,7 +101,7 @@ function observation(source: string, quote: Quote): PriceObservation {
   return 'problem' in quote ? { source, problem: quote.problem } : { source, ...quote };
 }
 
-function describe(coin: Stablecoin, outcome: Agreement): string {
+function summary(coin: Stablecoin, outcome: Agreement): string {
   const head = outcome.agreed
     ? `${coin}: ${outcome.price.toFixed()} from ${outcome.used.join(', ')}`
     : `${coin}: no rate, ${outcome.reason}`;
