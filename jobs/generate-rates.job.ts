@@ -1,16 +1,22 @@
 import { SandboxRateSource } from '../src/adapters/fx/sandbox-rate-source';
 import { RateSourceUnavailableError, type RateSource } from '../src/adapters/fx/rate-source';
+import { marketRateSource } from '../src/adapters/fx/rate-sources';
+import { rateSourcesAreSimulated } from '../src/config-rates';
 import type { JobDefinition, JobDeps } from './job';
 
 /** One rate source per process, so the sandbox walk continues from its last step. */
 let source: RateSource | undefined;
 
+/** RATE_SOURCES=sandbox (the default): the simulated walk; otherwise the median of real ones. */
 function rateSource(deps: JobDeps): RateSource {
-  source ??= new SandboxRateSource({
-    previousNgnPerUsd: () => deps.services.rates.latestMarketRate(deps.orm.em.fork(), 'USD'),
-    // Only the operator's switch stops publication; a merchant's scenario hides rates from it alone.
-    isDown: () => deps.services.sandbox.isDeploymentRateSourceDown(deps.orm.em.fork()),
-  });
+  const config = deps.services.config;
+  source ??= rateSourcesAreSimulated(config)
+    ? new SandboxRateSource({
+        previousNgnPerUsd: () => deps.services.rates.latestMarketRate(deps.orm.em.fork(), 'USD'),
+        // Only the operator's switch stops publication; a merchant's scenario hides rates from it alone.
+        isDown: () => deps.services.sandbox.isDeploymentRateSourceDown(deps.orm.em.fork()),
+      })
+    : marketRateSource(config, deps.services.clock, deps.log);
   return source;
 }
 

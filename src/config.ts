@@ -12,6 +12,7 @@ import {
   usdAmount,
 } from './config-fields';
 import { bankConfigFields, bankProviderProblems } from './config-bank';
+import { rateConfigFields, rateSourceProblems } from './config-rates';
 import { webhookConfigFields } from './config-webhooks';
 import { resolutionLinkConfigFields } from './config-resolution-links';
 import { readPathConfig } from './config-read-path';
@@ -64,6 +65,7 @@ export const configSchema = z.object({
     .optional(),
   RATE_INTERVAL_SECONDS: positiveInt(600),
   RATE_TTL_SECONDS: positiveInt(1800),
+  ...rateConfigFields,
   ONRAMP_TTL_SECONDS: positiveInt(1500),
   RATE_LIMIT_PER_MINUTE: positiveInt(100),
   /** Failed authentications a client address may make per minute before it is refused (429). */
@@ -235,7 +237,7 @@ export const configSchema = z.object({
 
 /** Rules between variables; each problem names the variable to fix. */
 const checkedConfigSchema = configSchema.superRefine((config, ctx) => {
-  for (const problem of bankProviderProblems(config)) {
+  for (const problem of [...bankProviderProblems(config), ...rateSourceProblems(config)]) {
     ctx.addIssue({ code: z.ZodIssueCode.custom, path: [problem.path], message: problem.message });
   }
   if (config.ONRAMP_ENV === 'production' && !config.ENCRYPTION_KEY) {
