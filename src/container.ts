@@ -4,7 +4,7 @@ import type { Config } from './config';
 import { KeyEnvironment } from './db/entities/api-key.entity';
 import { dec } from './domain/money';
 import type { FxVenue } from './adapters/fx/fx-venue';
-import { SandboxFxVenue } from './adapters/fx/sandbox-fx-venue';
+import { fxVenueFromConfig } from './adapters/fx/fx-venue-from-config';
 import { AuthService } from './merchants';
 import { MerchantService } from './merchants';
 import { RateService } from './rates';
@@ -93,7 +93,7 @@ export interface Services {
 }
 
 export interface ServiceAdapters extends ReturnAdapters {
-  /** The FX venue bound to a transaction's EntityManager (sandbox venue by default). */
+  /** The FX venue bound to an EntityManager (default: the one FX_VENUE names). */
   fxVenue?: (em: EntityManager) => FxVenue;
   /** The chains payouts use (default: from the *_RPC_URL settings). */
   chains?: ChainRegistry;
@@ -230,8 +230,7 @@ export function createServices(
       clock,
       ledger,
       depositTransitions,
-      adapters.fxVenue ??
-        ((em) => new SandboxFxVenue(em, { latencyMs: config.SANDBOX_FX_LATENCY_MS })),
+      adapters.fxVenue ?? fxVenueFromConfig(config, clock),
       payouts,
       {
         batchSize: config.SETTLEMENT_BATCH_SIZE,
