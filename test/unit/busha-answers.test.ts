@@ -2,7 +2,10 @@ import {
   BushaRefusal,
   classifyRefusal,
   fillOf,
+  quoteAnswer,
   refusalOf,
+  transferAnswer,
+  transferListAnswer,
   transferState,
   type BushaTransfer,
 } from '../../src/adapters/fx/busha/busha-answers';
@@ -69,6 +72,69 @@ describe('Busha answers: what a refusal means for the order', () => {
     ['a_status_busha_adds_later', 'in_progress'],
   ])('transfer status %s is %s', (status, state) => {
     expect(transferState(status)).toBe(state);
+  });
+});
+
+describe('Busha answers: the documented samples parse', () => {
+  // docs.busha.io/examples/fiat-to-crypto, "Convert 50,000 NGN to USDT" (balance to balance).
+  const quote = {
+    status: 'success',
+    message: 'Created quote successfully',
+    data: {
+      id: 'QUO_DnxR9RLTXIuy',
+      profile_id: 'BUS_9rDAqqREdmMQcQj3zsRlL',
+      source_currency: 'NGN',
+      target_currency: 'USDT',
+      source_amount: '50000',
+      target_amount: '33.50779726',
+      rate: { product: 'USDTNGN', rate: '1492.19', side: 'buy', type: 'FIXED' },
+      fees: [],
+      pay_in: { type: 'balance' },
+      pay_out: { type: 'balance' },
+      reference: 'QUO_DnxR9RLTXIuy',
+      status: 'pending',
+      expires_at: '2025-10-29T13:52:57.407162722Z',
+      created_at: '2025-10-29T13:22:57.407139812Z',
+      updated_at: '2025-10-29T13:22:57.407139812Z',
+    },
+  };
+  const transfer = {
+    id: 'TRF_UDmJwU2RAzF7',
+    profile_id: 'BUS_9rDAqqREdmMQcQj3zsRlL',
+    quote_id: 'QUO_DnxR9RLTXIuy',
+    description: 'Bought USDT',
+    source_currency: 'NGN',
+    target_currency: 'USDT',
+    source_amount: '50000',
+    target_amount: '33.50779726',
+    trade: 'buy',
+    status: 'funds_converted',
+    created_at: '2024-05-16T13:06:31.409336+01:00',
+  };
+
+  it('reads a quote, a transfer and a page of transfers in the shapes of the examples', () => {
+    expect(quoteAnswer.parse(quote).data).toMatchObject({ id: 'QUO_DnxR9RLTXIuy' });
+    expect(transferAnswer.parse({ status: 'success', data: transfer }).data.status).toBe(
+      'funds_converted',
+    );
+    const page = transferListAnswer.parse({
+      status: 'success',
+      message: 'message for success',
+      pagination: {
+        next_cursor: 'MjAyNC0xMC0xNVQxMTowNTo1My45NTkxNDErMDE6MDA=',
+        current_entries_size: 20,
+      },
+      data: [transfer],
+    });
+    expect(page.data).toHaveLength(1);
+  });
+
+  it('refuses an answer whose amount is not a decimal string (no floats reach a fill)', () => {
+    const float = { ...quote, data: { ...quote.data, target_amount: 33.50779726 } };
+    expect(quoteAnswer.safeParse(float).success).toBe(false);
+    expect(
+      transferAnswer.safeParse({ data: { ...transfer, target_amount: '3.3e1' } }).success,
+    ).toBe(false);
   });
 });
 
