@@ -5,6 +5,7 @@ import { createLogger, stdoutLogs } from '../src/logger';
 import { openOrm } from '../src/db/orm';
 import { requireDatabaseUrl } from '../src/db/database-url';
 import { createServices } from '../src/container';
+import { refuseSimulationsInProduction } from '../src/config-production';
 import { startBankProviderChecks } from '../src/adapters/bank/bank-providers';
 import { forgetSecrets, warnAboutSecrets } from '../src/crypto/process-secrets';
 import {
@@ -34,6 +35,7 @@ const DEFAULT_LOCK_LIFETIME_MS = 30_000;
  */
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
+  refuseSimulationsInProduction(config);
   forgetSecrets(process.env);
   const log = createLogger('jobs', config.LOG_LEVEL, stdoutLogs(config.LOG_SYNC));
   const databaseUrl = requireDatabaseUrl(config);

@@ -13,6 +13,7 @@ import {
 } from './config-fields';
 import { bankConfigFields, bankProviderProblems } from './config-bank';
 import { rateConfigFields, rateSourceProblems } from './config-rates';
+import { fxConfigFields, fxConfigProblems } from './config-fx';
 import { webhookConfigFields } from './config-webhooks';
 import { resolutionLinkConfigFields } from './config-resolution-links';
 import { readPathConfig } from './config-read-path';
@@ -116,6 +117,7 @@ export const configSchema = z.object({
   /** Sandbox FX venue: milliseconds each batch of orders takes, as a real venue's round trip. */
   SANDBOX_FX_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   ...bankConfigFields,
+  ...fxConfigFields,
   JOB_POLL_MS: positiveInt(1000),
   /** How often the runner sends returns to the payer whose notice it missed (safety net). */
   RETURN_SWEEP_SECONDS: positiveInt(5),
@@ -240,6 +242,7 @@ const checkedConfigSchema = configSchema.superRefine((config, ctx) => {
   for (const problem of [...bankProviderProblems(config), ...rateSourceProblems(config)]) {
     ctx.addIssue({ code: z.ZodIssueCode.custom, path: [problem.path], message: problem.message });
   }
+  for (const problem of fxConfigProblems(config)) ctx.addIssue({ code: 'custom', ...problem });
   if (config.ONRAMP_ENV === 'production' && !config.ENCRYPTION_KEY) {
     ctx.addIssue({
       code: z.ZodIssueCode.custom,

@@ -8,7 +8,7 @@ import type { ReturnAdapters } from './container-returns';
 
 /** What a test or another deployment hands `createServices` instead of the configured parts. */
 export interface ServiceAdapters extends ReturnAdapters {
-  /** The FX venue bound to a transaction's EntityManager (sandbox venue by default). */
+  /** The FX venue bound to an EntityManager (default: the one FX_VENUE names). */
   fxVenue?: (em: EntityManager) => FxVenue;
   /** The chains payouts use (default: from the *_RPC_URL settings). */
   chains?: ChainRegistry;

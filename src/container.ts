@@ -2,7 +2,7 @@ import type { Clock } from './clock';
 import type { Config } from './config';
 import { KeyEnvironment } from './db/entities/api-key.entity';
 import { dec } from './domain/money';
-import { SandboxFxVenue } from './adapters/fx/sandbox-fx-venue';
+import { fxVenueFromConfig } from './adapters/fx/fx-venue-from-config';
 import { AuthService } from './merchants';
 import { MerchantService } from './merchants';
 import { RateService } from './rates';
@@ -214,8 +214,7 @@ export function createServices(
       clock,
       ledger,
       depositTransitions,
-      adapters.fxVenue ??
-        ((em) => new SandboxFxVenue(em, { latencyMs: config.SANDBOX_FX_LATENCY_MS })),
+      adapters.fxVenue ?? fxVenueFromConfig(config, clock),
       payouts,
       {
         batchSize: config.SETTLEMENT_BATCH_SIZE,

@@ -4,6 +4,7 @@ import { systemClock } from './clock';
 import { createLogger, stdoutLogs } from './logger';
 import { openOrm } from './db/orm';
 import { createServices } from './container';
+import { refuseSimulationsInProduction } from './config-production';
 import { startBankProviderChecks } from './adapters/bank/bank-providers';
 import { buildGateway } from './api/server';
 import { buildInternalServer } from './api/internal-server';
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
     process.exit(78); // EX_CONFIG, as for any other configuration problem
   }
   const config = loadConfigOrExit();
+  refuseSimulationsInProduction(config);
   forgetSecrets(process.env);
   const logger = createLogger('gateway', config.LOG_LEVEL, stdoutLogs(config.LOG_SYNC));
   const databaseUrl = requireDatabaseUrl(config);

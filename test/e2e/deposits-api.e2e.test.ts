@@ -4,6 +4,7 @@ import { createMerchant, eventually, onrampCli, startStack, type Stack } from '.
 import { graphql, request } from '../support/http';
 import { balanceOnramp, freshRate } from '../support/onramps';
 import { DEPOSIT_KEYS } from '../support/rest-objects';
+import { productionProviders } from '../support/production-providers';
 
 const GQL_DEPOSIT = `id depositId onrampId merchantId paymentReference userEmail amountNgn
   bankReference rateId amountAsset asset chain txHash status failureReason flagReason createdAt
@@ -707,10 +708,12 @@ describe('deposits API end to end', () => {
 describe('deposits API in production', () => {
   let stack: Stack;
   let liveKey: string;
+  let providers: Awaited<ReturnType<typeof productionProviders>>;
 
   beforeAll(async () => {
     const databaseUrl = await createTestDatabase();
-    const env = { ONRAMP_ENV: 'production' };
+    providers = await productionProviders();
+    const env = { ONRAMP_ENV: 'production', ...providers.env };
     stack = await startStack(databaseUrl, { env, runners: 0 });
     // createMerchant issues a key of the CLI's environment (sandbox); this one is sk_live_.
     ({ api_key: liveKey } = (await onrampCli(
@@ -720,7 +723,10 @@ describe('deposits API in production', () => {
     )) as { api_key: string });
     expect(liveKey).toMatch(/^sk_live_/);
   });
-  afterAll(() => stack?.stop());
+  afterAll(async () => {
+    await stack?.stop();
+    await providers?.stop();
+  });
 
   it('answers the sandbox endpoints and mutations with not_found', async () => {
     for (const [path, body] of [

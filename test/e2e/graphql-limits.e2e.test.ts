@@ -11,6 +11,7 @@ import { createTestDatabase } from '../support/db';
 import { graphql } from '../support/http';
 import { wsClient, wsExecute } from '../support/ws';
 import { fragmentBomb } from '../support/graphql-documents';
+import { productionProviders } from '../support/production-providers';
 
 /** The body limit of the gateway (64 KiB). */
 const BODY_LIMIT = 64 * 1024;
@@ -183,9 +184,12 @@ describe('GraphQL introspection in production', () => {
   let stack: Stack;
   let liveKey: string;
 
+  let providers: Awaited<ReturnType<typeof productionProviders>>;
+
   beforeAll(async () => {
     const databaseUrl = await createTestDatabase();
-    const env = { ONRAMP_ENV: 'production' };
+    providers = await productionProviders();
+    const env = { ONRAMP_ENV: 'production', ...providers.env };
     stack = await startStack(databaseUrl, { env, runners: 0 });
     ({ api_key: liveKey } = (await onrampCli(
       databaseUrl,
@@ -193,7 +197,10 @@ describe('GraphQL introspection in production', () => {
       env,
     )) as { api_key: string });
   });
-  afterAll(() => stack?.stop());
+  afterAll(async () => {
+    await stack?.stop();
+    await providers?.stop();
+  });
 
   it('refuses the standard introspection query in the error shape', async () => {
     const response = await postDocument(stack.url, liveKey, getIntrospectionQuery());

@@ -10,6 +10,7 @@ import { createMerchant, eventually, startStack, type Stack } from '../support/s
 import { request } from '../support/http';
 import { createBalanceOnramp, sandboxTransfer } from '../support/onramps';
 import { artifactsDir, launchBrowser, waitForText, type Browser } from '../support/browser';
+import { productionProviders } from '../support/production-providers';
 
 const SHOTS = artifactsDir('reference');
 
@@ -188,14 +189,17 @@ describe('/docs and /graphiql in a browser', () => {
 
 describe('/docs and /graphiql switched by configuration', () => {
   let databaseUrl: string;
+  let providers: Awaited<ReturnType<typeof productionProviders>>;
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();
+    providers = await productionProviders();
   });
+  afterAll(() => providers?.stop());
 
   /** A gateway (production unless `env` says otherwise): what /docs, /graphiql and assets answer. */
   async function statuses(env: Record<string, string>) {
     const stack = await startStack(databaseUrl, {
-      env: { ONRAMP_ENV: 'production', ...env },
+      env: { ONRAMP_ENV: 'production', ...providers.env, ...env },
       runners: 0,
     });
     try {

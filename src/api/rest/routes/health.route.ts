@@ -5,11 +5,7 @@ import { HealthResponse, refTo } from '../schemas';
 
 /** What `/health` says of each provider: the bank ones' last checks, the others' names. */
 function providersReport(services: Services) {
-  const config = services.config as Services['config'] & {
-    RATE_SOURCES?: string[] | string;
-    FX_VENUE?: string;
-  };
-  const rateSources = config.RATE_SOURCES ?? 'sandbox';
+  const config = services.config;
   return {
     bank: services.bankProviders.report().map((state) => ({
       name: state.name,
@@ -17,8 +13,8 @@ function providersReport(services: Services) {
       checked_at: state.checkedAt ? state.checkedAt.toISOString() : null,
       ...(state.detail ? { detail: state.detail } : {}),
     })),
-    rate_sources: Array.isArray(rateSources) ? rateSources : rateSources.split(','),
-    fx_venue: config.FX_VENUE ?? 'sandbox',
+    rate_sources: [...config.RATE_SOURCES],
+    fx_venue: config.FX_VENUE,
   };
 }
 

@@ -1,0 +1,31 @@
+import { bankProvidersAreSimulated } from './config-bank';
+import { fxVenueIsSimulated } from './config-fx';
+import { rateSourcesAreSimulated } from './config-rates';
+import type { Config } from './config';
+
+/**
+ * Production moves real money, so it must not run on a simulation (API.md, "Real providers"):
+ * the one line naming the first setting that still names the sandbox, or null. The processes
+ * print it and exit 78 (EX_CONFIG), like any other configuration problem.
+ */
+export function productionSimulationProblem(config: Config): string | null {
+  if (config.ONRAMP_ENV !== 'production') return null;
+  if (bankProvidersAreSimulated(config)) {
+    return 'BANK_PROVIDERS: production cannot use the sandbox bank; list paystack, monnify or hmac';
+  }
+  if (rateSourcesAreSimulated(config)) {
+    return 'RATE_SOURCES: production cannot use the sandbox rate walk; list real market sources';
+  }
+  if (fxVenueIsSimulated(config)) {
+    return 'FX_VENUE: production cannot use the sandbox FX venue; set busha';
+  }
+  return null;
+}
+
+/** For process entry points: the problem on stderr and exit 78, or nothing. */
+export function refuseSimulationsInProduction(config: Config): void {
+  const problem = productionSimulationProblem(config);
+  if (!problem) return;
+  process.stderr.write(`Invalid configuration: ${problem}\n`);
+  process.exit(78); // EX_CONFIG
+}
