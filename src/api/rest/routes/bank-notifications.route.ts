@@ -169,6 +169,10 @@ export const bankNotificationRoutes =
       if (event.type === 'transfer.return_completed' || event.type === 'transfer.return_failed') {
         return returnNotified(services, request, event);
       }
+      if (event.type === 'ignored') {
+        request.log.info({ reason: event.reason }, 'bank notification ignored');
+        return { received: true };
+      }
       try {
         const { deposit, reversed } = await services.reversals.reverse(
           request.em,
