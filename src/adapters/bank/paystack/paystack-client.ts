@@ -142,13 +142,16 @@ export class PaystackClient {
   }
 }
 
-/** Why no answer came, without the URL (node's messages can carry it) or any header. */
+/**
+ * Why no answer came, without the URL (node's messages can carry it) or any header. Read by
+ * shape, not `instanceof`: the timeout is a DOMException, from another realm under some hosts.
+ */
 function transportProblem(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-    return `no answer within ${timeoutMs} ms`;
-  }
-  const cause =
-    error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
-  const code = cause && typeof cause.code === 'string' ? cause.code : null;
+  const { name, cause } = (typeof error === 'object' && error !== null ? error : {}) as {
+    name?: unknown;
+    cause?: { code?: unknown };
+  };
+  if (name === 'TimeoutError' || name === 'AbortError') return `no answer within ${timeoutMs} ms`;
+  const code = typeof cause?.code === 'string' ? cause.code : null;
   return code ? `unreachable (${code})` : 'unreachable';
 }

@@ -9,6 +9,7 @@ import type {
   ProvisionedAccount,
   TransferConfirmation,
 } from '../bank-provider';
+import type { BankTransfers } from '../bank-transfers';
 import { missingPaystackFields, PaystackAccounts } from './paystack-accounts';
 import { PaystackBanks } from './paystack-banks';
 import { PaystackClient } from './paystack-client';
@@ -37,7 +38,7 @@ export class PaystackProvider implements BankProvider {
   readonly simulated = false;
   readonly pooled = false;
   readonly notifications: PaystackNotificationAdapter;
-  readonly transfers: PaystackTransfers;
+  readonly transfers: BankTransfers;
   private readonly client: PaystackClient;
   private readonly accounts: PaystackAccounts;
   private readonly inbound: PaystackInbound;
