@@ -9,16 +9,23 @@ export type ReturnNotification =
   | { type: 'transfer.return_completed'; reference: string; completedAt?: Date }
   | { type: 'transfer.return_failed'; reference: string; reason: string };
 
+/**
+ * A correctly signed notification that is not about our money (a card payment or someone
+ * else's payout on the same provider account, an event type we do not act on): acknowledged
+ * with 2xx and nothing changed, because a provider retries every non-2xx answer for days and
+ * no retry can make it ours. `reason` is for the log.
+ */
+export interface IgnoredNotification {
+  type: 'ignored';
+  reason: string;
+}
+
 /** What a bank provider tells us, in our own vocabulary. */
 export type BankEvent =
   | { type: 'transfer.received'; transfer: InboundTransfer }
   | { type: 'transfer.reversed'; bankReference: string; reversedAt?: Date }
   | ReturnNotification
-  /**
-   * A correctly signed notification of a kind we do not act on (a provider's other products):
-   * acknowledged, so the provider does not retry it for days, and logged.
-   */
-  | { type: 'ignored'; reason: string };
+  | IgnoredNotification;
 
 /** Request headers as Node hands them over (names in lower case). */
 export type BankNotificationHeaders = Record<string, string | string[] | undefined>;
