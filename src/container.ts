@@ -215,6 +215,7 @@ export function createServices(
       rates,
       accounts,
       sandbox,
+      encryption.box,
     ),
     idempotency: new IdempotencyService(encryption.box, {
       leaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,

@@ -6,3 +6,10 @@ export { OnrampService } from './onramp.service';
 export { VirtualAccountService } from './virtual-account.service';
 export { clientSecretSql, liveClientSecrets } from './client-secret-reads';
 export { ONRAMP_HOLDING_NUMBER_SQL, completeThrowaway, onrampDestinations } from './onramp-sql';
+export {
+  customerSummary,
+  openCustomer,
+  resealOnrampCustomers,
+  type CustomerFieldName,
+  type CustomerSummary,
+} from './onramp-customer-store';

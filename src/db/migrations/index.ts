@@ -24,6 +24,7 @@ import { Migration20261128150100_settings_pending } from './Migration20261128150
 import { Migration20261128150200_allowed_origins } from './Migration20261128150200_allowed_origins';
 import { Migration20261128150300_reversal_during_return } from './Migration20261128150300_reversal_during_return';
 import { Migration20261128150700_resolution_link_attempts } from './Migration20261128150700_resolution_link_attempts';
+import { Migration20261128170100_onramp_customer } from './Migration20261128170100_onramp_customer';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
@@ -100,5 +101,9 @@ export const migrationsList = [
   {
     name: 'Migration20261128150700_resolution_link_attempts',
     class: Migration20261128150700_resolution_link_attempts,
+  },
+  {
+    name: 'Migration20261128170100_onramp_customer',
+    class: Migration20261128170100_onramp_customer,
   },
 ];
