@@ -198,6 +198,7 @@ export function createServices(
       accounts,
       sandbox,
       new AccountProvisioning(bankProviders, accounts),
+      encryption.box,
     ),
     idempotency: new IdempotencyService(encryption.box, {
       leaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,

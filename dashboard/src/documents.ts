@@ -60,7 +60,8 @@ export const DEPOSIT_UPDATED_SUBSCRIPTION = `subscription DashboardDepositUpdate
 // ---- Onramps ----
 
 export const ONRAMP_FIELDS = `onrampId type status userEmail rateId expiresAt createdAt
-  virtualAccount { accountNumber accountName bankName bankCode }`;
+  virtualAccount { accountNumber accountName bankName bankCode }
+  customer { fields bvnLast4 ninLast4 }`;
 
 export const ONRAMPS_QUERY = `query DashboardOnramps($first: Int) {
   onramps(first: $first) { edges { node { ${ONRAMP_FIELDS} } } }

@@ -3,6 +3,7 @@
 import { gql } from './api.js';
 import { CREATE_ONRAMP_MUTATION, ONRAMPS_QUERY } from './documents.js';
 import { busy, byId, h, Messages, setText, syncRows } from './dom.js';
+import { customerText, type CustomerSummary } from './customer-text.js';
 import { formatTime, orDash, timeElement } from './format.js';
 import type { RateSection } from './rate.js';
 
@@ -20,6 +21,7 @@ export interface Onramp {
     bankName: string;
     bankCode: string;
   };
+  customer: CustomerSummary | null;
 }
 
 const PAGE_SIZE = 20;
@@ -110,7 +112,7 @@ export class OnrampsSection {
       (o) => {
         const row = h('tr');
         if (o.onrampId === newId) row.classList.add('is-new');
-        for (let i = 0; i < 8; i++) row.append(h('td'));
+        for (let i = 0; i < 9; i++) row.append(h('td'));
         const cells = row.cells;
         cells[0].className = 'mono';
         cells[3].className = 'account-number';
@@ -130,6 +132,7 @@ export class OnrampsSection {
     setText(cells[3], o.virtualAccount.accountNumber);
     setText(cells[4], `${o.virtualAccount.bankName} · ${o.virtualAccount.accountName}`);
     setText(cells[5], o.userEmail);
+    setText(cells[8], customerText(o.customer));
     if (cells[6].textContent !== (o.expiresAt ? formatTime(o.expiresAt) : '—')) {
       cells[6].replaceChildren(o.expiresAt ? timeElement(o.expiresAt) : orDash(null));
     }

@@ -141,7 +141,9 @@ export function addSystemCommands(program: Command): void {
 
   program
     .command('secrets')
-    .description('Secrets stored at rest (webhook secrets, idempotent responses)')
+    .description(
+      'Secrets stored at rest (webhook secrets, idempotent responses, onramp customer records)',
+    )
     .command('reencrypt')
     .description(
       'Seal every stored secret under the current ENCRYPTION_KEY (after a rotation, keep the old key in ENCRYPTION_KEY_PREVIOUS until this has run)',
@@ -156,7 +158,8 @@ export function addSystemCommands(program: Command): void {
           !!opts.json,
           { ...report },
           `Sealed under key ${report.key_id}: ${report.webhook_endpoints} webhook endpoint(s), ` +
-            `${report.idempotency_responses} idempotent response(s) rewritten.`,
+            `${report.idempotency_responses} idempotent response(s), ` +
+            `${report.onramp_customers} onramp customer record(s) rewritten.`,
         );
       }),
     );

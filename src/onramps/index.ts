@@ -8,3 +8,10 @@ export { AccountProvisioning } from './account-provisioning';
 export { clientSecretSql, liveClientSecrets } from './client-secret-reads';
 export { ONRAMP_HOLDING_NUMBER_SQL, completeThrowaway, onrampDestinations } from './onramp-sql';
 export { accountProviderOf, accountProviderSubquery } from './account-provider';
+export {
+  customerSummary,
+  openCustomer,
+  resealOnrampCustomers,
+  type CustomerFieldName,
+  type CustomerSummary,
+} from './onramp-customer-store';

@@ -25,6 +25,8 @@ import { retryOnConflict } from '../db/retry';
 import { CREDENTIAL_REVOKED } from '../events';
 import type { RequestContext } from '../context/request-context';
 import { assertOnrampInScope, merchantWide, readScopeOf } from '../context/read-scope';
+import type { SecretBox } from '../crypto/secret-box';
+import { customerColumns } from './onramp-customer-store';
 
 export interface OnrampSettings {
   ttlSeconds: number;
@@ -56,6 +58,8 @@ export class OnrampService {
     private readonly accounts: VirtualAccountService,
     private readonly sandbox: SandboxService,
     private readonly provisioning: AccountProvisioning,
+    /** Seals the customer record (ENCRYPTION_KEY). */
+    private readonly box: SecretBox,
   ) {}
 
   async create(
@@ -139,6 +143,7 @@ export class OnrampService {
       clientSecretHash: hashSecret(clientSecret),
       amountNgn: request.amountNgn,
       payerName: request.payerName,
+      ...customerColumns(this.box, id, request.customer),
       expiresAt:
         request.type === 'PERMANENT'
           ? null

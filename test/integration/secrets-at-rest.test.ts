@@ -206,7 +206,12 @@ describe('secrets at rest (real PostgreSQL)', () => {
     // Nothing left to do: a second run rewrites nothing.
     expect(
       await onrampCli(databaseUrl, ['secrets', 'reencrypt', '--json'], { ENCRYPTION_KEY: second }),
-    ).toEqual({ key_id: idOf(second), webhook_endpoints: 0, idempotency_responses: 0 });
+    ).toEqual({
+      key_id: idOf(second),
+      webhook_endpoints: 0,
+      idempotency_responses: 0,
+      onramp_customers: 0,
+    });
   });
 
   it('fails loudly under a wrong key, naming the key the value needs', async () => {

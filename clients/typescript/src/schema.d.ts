@@ -952,6 +952,12 @@ export interface components {
       };
       amount_ngn: string | null;
       payer_name: string | null;
+      customer: {
+        /** @description The customer fields given at creation (names and phone are never shown back) */
+        fields: ('first_name' | 'last_name' | 'phone' | 'bvn' | 'nin')[];
+        bvn_last4: string | null;
+        nin_last4: string | null;
+      } | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -1211,6 +1217,12 @@ export interface components {
       };
       amount_ngn: string | null;
       payer_name: string | null;
+      customer: {
+        /** @description The customer fields given at creation (names and phone are never shown back) */
+        fields: ('first_name' | 'last_name' | 'phone' | 'bvn' | 'nin')[];
+        bvn_last4: string | null;
+        nin_last4: string | null;
+      } | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -4384,6 +4396,14 @@ export interface operations {
          *         "asset": "USDC",
          *         "chain": "BASE",
          *         "destination_address": "0x52908400098527886E0F7030069857D2E4169EE7"
+         *       },
+         *       "amount_ngn": "150000.00",
+         *       "payer_name": "Adaeze Okafor",
+         *       "customer": {
+         *         "first_name": "Adaeze",
+         *         "last_name": "Okafor",
+         *         "phone": "+2348031234567",
+         *         "bvn": "22212345678"
          *       }
          *     }
          */
@@ -4399,6 +4419,17 @@ export interface operations {
           amount_ngn?: string;
           /** @description The name the transfer is expected from (checked when payer_name_check is on) */
           payer_name?: string;
+          /** @description What a bank provider may need about the payer before it opens an account. Stored sealed; answers show only which fields were given and an identity number's last 4 digits */
+          customer?: {
+            first_name?: string;
+            last_name?: string;
+            /** @description 10-15 digits with an optional leading + (spaces and dashes are dropped) */
+            phone?: string;
+            /** @description Bank Verification Number, 11 digits */
+            bvn?: string;
+            /** @description National Identification Number, 11 digits */
+            nin?: string;
+          };
           settlement: {
             /** @enum {string} */
             mode: 'AUTO_WITHDRAW' | 'MERCHANT_BALANCE';
@@ -4447,6 +4478,16 @@ export interface operations {
            *       },
            *       "amount_ngn": "150000.00",
            *       "payer_name": "Adaeze Okafor",
+           *       "customer": {
+           *         "fields": [
+           *           "first_name",
+           *           "last_name",
+           *           "phone",
+           *           "bvn"
+           *         ],
+           *         "bvn_last4": "5678",
+           *         "nin_last4": null
+           *       },
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "updated_at": "2026-11-25T10:00:00.000Z",
            *       "client_secret": "oc_Zr4q9KXcV2m8PbT7wYs3HnL6dJf1QaE5"
@@ -4633,6 +4674,16 @@ export interface operations {
            *       },
            *       "amount_ngn": "150000.00",
            *       "payer_name": "Adaeze Okafor",
+           *       "customer": {
+           *         "fields": [
+           *           "first_name",
+           *           "last_name",
+           *           "phone",
+           *           "bvn"
+           *         ],
+           *         "bvn_last4": "5678",
+           *         "nin_last4": null
+           *       },
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "updated_at": "2026-11-25T10:00:00.000Z"
            *     }
@@ -4788,6 +4839,16 @@ export interface operations {
            *       },
            *       "amount_ngn": "150000.00",
            *       "payer_name": "Adaeze Okafor",
+           *       "customer": {
+           *         "fields": [
+           *           "first_name",
+           *           "last_name",
+           *           "phone",
+           *           "bvn"
+           *         ],
+           *         "bvn_last4": "5678",
+           *         "nin_last4": null
+           *       },
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "updated_at": "2026-11-25T10:25:00.000Z"
            *     }
@@ -4965,6 +5026,16 @@ export interface operations {
            *       },
            *       "amount_ngn": "150000.00",
            *       "payer_name": "Adaeze Okafor",
+           *       "customer": {
+           *         "fields": [
+           *           "first_name",
+           *           "last_name",
+           *           "phone",
+           *           "bvn"
+           *         ],
+           *         "bvn_last4": "5678",
+           *         "nin_last4": null
+           *       },
            *       "created_at": "2026-11-25T10:00:00.000Z",
            *       "updated_at": "2026-11-25T10:00:00.000Z"
            *     }
@@ -5126,6 +5197,16 @@ export interface operations {
            *           },
            *           "amount_ngn": "150000.00",
            *           "payer_name": "Adaeze Okafor",
+           *           "customer": {
+           *             "fields": [
+           *               "first_name",
+           *               "last_name",
+           *               "phone",
+           *               "bvn"
+           *             ],
+           *             "bvn_last4": "5678",
+           *             "nin_last4": null
+           *           },
            *           "created_at": "2026-11-25T10:00:00.000Z",
            *           "updated_at": "2026-11-25T10:00:00.000Z"
            *         }

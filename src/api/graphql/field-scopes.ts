@@ -25,6 +25,7 @@ export const TYPE_SCOPES: Readonly<Record<string, readonly ApiScope[] | typeof N
   CreatedOnramp: ['onramps:write'],
   VirtualAccount: ['onramps:read', 'onramps:write'],
   Settlement: ['onramps:read', 'onramps:write'],
+  OnrampCustomer: ['onramps:read', 'onramps:write'],
   Deposit: ['deposits:read'],
   DepositConnection: ['deposits:read'],
   DepositEdge: ['deposits:read'],

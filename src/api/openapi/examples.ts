@@ -45,6 +45,11 @@ const ONRAMP = {
   user: { email: 'ada@example.com' },
   amount_ngn: '150000.00',
   payer_name: 'Adaeze Okafor',
+  customer: {
+    fields: ['first_name', 'last_name', 'phone', 'bvn'],
+    bvn_last4: '5678',
+    nin_last4: null,
+  },
   created_at: AT,
   updated_at: AT,
 };
@@ -128,6 +133,14 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
         asset: 'USDC',
         chain: 'BASE',
         destination_address: ADDRESS,
+      },
+      amount_ngn: '150000.00',
+      payer_name: 'Adaeze Okafor',
+      customer: {
+        first_name: 'Adaeze',
+        last_name: 'Okafor',
+        phone: '+2348031234567',
+        bvn: '22212345678',
       },
     },
     responses: { 201: { ...ONRAMP, client_secret: 'oc_Zr4q9KXcV2m8PbT7wYs3HnL6dJf1QaE5' } },

@@ -3,6 +3,30 @@ import { Type } from 'typebox';
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) =>
   Type.Union([schema, Type.Null()]);
 
+const CustomerInput = Type.Object(
+  {
+    first_name: Type.Optional(Type.String({ maxLength: 100 })),
+    last_name: Type.Optional(Type.String({ maxLength: 100 })),
+    phone: Type.Optional(
+      Type.String({
+        maxLength: 32,
+        description: '10-15 digits with an optional leading + (spaces and dashes are dropped)',
+      }),
+    ),
+    bvn: Type.Optional(
+      Type.String({ maxLength: 11, description: 'Bank Verification Number, 11 digits' }),
+    ),
+    nin: Type.Optional(
+      Type.String({ maxLength: 11, description: 'National Identification Number, 11 digits' }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "What a bank provider may need about the payer before it opens an account. Stored sealed; answers show only which fields were given and an identity number's last 4 digits",
+  },
+);
+
 export const CreateOnrampBody = Type.Object(
   {
     type: Type.String({ enum: ['THROWAWAY', 'EPHEMERAL', 'PERMANENT'] }),
@@ -23,6 +47,7 @@ export const CreateOnrampBody = Type.Object(
         description: 'The name the transfer is expected from (checked when payer_name_check is on)',
       }),
     ),
+    customer: Type.Optional(CustomerInput),
     settlement: Type.Object(
       {
         mode: Type.String({ enum: ['AUTO_WITHDRAW', 'MERCHANT_BALANCE'] }),
@@ -36,6 +61,21 @@ export const CreateOnrampBody = Type.Object(
     ),
   },
   { additionalProperties: false },
+);
+
+const OnrampCustomerSummary = Type.Object(
+  {
+    fields: Type.Array(Type.String({ enum: ['first_name', 'last_name', 'phone', 'bvn', 'nin'] }), {
+      description: 'The customer fields given at creation (names and phone are never shown back)',
+    }),
+    bvn_last4: Nullable(
+      Type.String({ description: "The BVN's last 4 digits; null when not given" }),
+    ),
+    nin_last4: Nullable(
+      Type.String({ description: "The NIN's last 4 digits; null when not given" }),
+    ),
+  },
+  { description: 'The customer record given at creation, as far as it is shown; null when none' },
 );
 
 const onrampFields = {
@@ -62,6 +102,7 @@ const onrampFields = {
     Type.String({ description: 'The amount expected (NGN, 2 decimals); null when not set' }),
   ),
   payer_name: Nullable(Type.String({ description: 'The payer expected; null when not set' })),
+  customer: Type.Union([OnrampCustomerSummary, Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 };

@@ -3,6 +3,7 @@ import { onrampStatusAt } from '../../domain/onramp-status';
 import type { Rate } from '../../db/entities/rate.entity';
 import type { MerchantBalance } from '../../ledger';
 import { dec } from '../../domain/money';
+import { customerSummary, type CustomerSummary } from '../../onramps';
 
 /** REST shapes (snake_case). Rates are JSON numbers as the spec shows; money amounts elsewhere are strings. */
 export function presentRate(rate: Rate) {
@@ -18,6 +19,12 @@ export function presentRate(rate: Rate) {
     created_at: rate.createdAt.toISOString(),
     expires_at: rate.expiresAt.toISOString(),
   };
+}
+
+/** What an onramp shows of its customer record: never names, phone or a full identity number. */
+function presentCustomer(summary: CustomerSummary | null) {
+  if (summary === null) return null;
+  return { fields: summary.fields, bvn_last4: summary.bvnLast4, nin_last4: summary.ninLast4 };
 }
 
 /** REST shape of an onramp; the settlement object holds only `mode` for MERCHANT_BALANCE. */
@@ -47,6 +54,7 @@ export function presentOnramp(onramp: Onramp, now: Date) {
     user: { email: onramp.userEmail },
     amount_ngn: onramp.amountNgn === null ? null : dec(onramp.amountNgn).toFixed(2),
     payer_name: onramp.payerName,
+    customer: presentCustomer(customerSummary(onramp)),
     created_at: onramp.createdAt.toISOString(),
     updated_at: onramp.updatedAt.toISOString(),
   };

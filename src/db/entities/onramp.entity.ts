@@ -80,6 +80,24 @@ export class Onramp {
   @Property({ type: 'text', nullable: true })
   payerName: string | null = null;
 
+  /**
+   * The payer's customer record (names, phone, BVN, NIN) as JSON, sealed with ENCRYPTION_KEY
+   * (src/onramps/onramp-customer-store.ts); null when none was given. Lazy: reads of the onramp
+   * never load it, the plain columns below answer what is shown.
+   */
+  @Property({ type: 'text', nullable: true, hidden: true, lazy: true })
+  customerSealed: string | null = null;
+
+  /** The customer fields given (`first_name`, `last_name`, `phone`, `bvn`, `nin`); null: none. */
+  @Property({ type: 'text[]', nullable: true })
+  customerFields: string[] | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  customerBvnLast4: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  customerNinLast4: string | null = null;
+
   @Property({ type: 'timestamptz', nullable: true })
   expiresAt!: Date | null;
 

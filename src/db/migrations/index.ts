@@ -25,6 +25,7 @@ import { Migration20261128150200_allowed_origins } from './Migration202611281502
 import { Migration20261128150300_reversal_during_return } from './Migration20261128150300_reversal_during_return';
 import { Migration20261128150700_resolution_link_attempts } from './Migration20261128150700_resolution_link_attempts';
 import { Migration20261128170000_bank_providers } from './Migration20261128170000_bank_providers';
+import { Migration20261128170100_onramp_customer } from './Migration20261128170100_onramp_customer';
 import { Migration20261128170200_fx_venue_orders } from './Migration20261128170200_fx_venue_orders';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
@@ -106,6 +107,10 @@ export const migrationsList = [
   {
     name: 'Migration20261128170000_bank_providers',
     class: Migration20261128170000_bank_providers,
+  },
+  {
+    name: 'Migration20261128170100_onramp_customer',
+    class: Migration20261128170100_onramp_customer,
   },
   {
     name: 'Migration20261128170200_fx_venue_orders',

@@ -16,6 +16,7 @@ import {
 import { onrampStatusAt } from '../../../domain/onramp-status';
 import { PageInfoType } from './connection';
 import { dec } from '../../../domain/money';
+import { customerSummary, type CustomerSummary } from '../../../onramps';
 
 registerEnumType(OnrampType, { name: 'OnrampType' });
 registerEnumType(OnrampStatus, { name: 'OnrampStatus' });
@@ -26,6 +27,16 @@ export enum StablecoinAsset {
   USDT = 'USDT',
 }
 registerEnumType(StablecoinAsset, { name: 'Asset' });
+
+/** The customer record's fields; values are the REST names. */
+export enum CustomerField {
+  FIRST_NAME = 'first_name',
+  LAST_NAME = 'last_name',
+  PHONE = 'phone',
+  BVN = 'bvn',
+  NIN = 'nin',
+}
+registerEnumType(CustomerField, { name: 'CustomerField' });
 
 @ObjectType('VirtualAccount')
 export class VirtualAccountType {
@@ -44,6 +55,27 @@ export class SettlementType {
   @Field(() => String, { nullable: true }) destinationAddress!: string | null;
 }
 
+@ObjectType('OnrampCustomer', {
+  description:
+    'The customer record given at creation, as far as it is shown: which fields, and the last 4 digits of an identity number. Names and phone are never shown back.',
+})
+export class OnrampCustomerType {
+  @Field(() => [CustomerField]) fields!: CustomerField[];
+  @Field(() => String, { nullable: true, description: "The BVN's last 4 digits." })
+  bvnLast4!: string | null;
+  @Field(() => String, { nullable: true, description: "The NIN's last 4 digits." })
+  ninLast4!: string | null;
+
+  static from(summary: CustomerSummary | null): OnrampCustomerType | null {
+    if (summary === null) return null;
+    return Object.assign(new OnrampCustomerType(), {
+      fields: summary.fields as string[] as CustomerField[],
+      bvnLast4: summary.bvnLast4,
+      ninLast4: summary.ninLast4,
+    });
+  }
+}
+
 @ObjectType('Onramp')
 export class OnrampNode {
   @Field(() => ID, { description: 'Same as onrampId.' }) id!: string;
@@ -60,6 +92,8 @@ export class OnrampNode {
   amountNgn!: string | null;
   @Field(() => String, { nullable: true, description: 'The payer expected.' })
   payerName!: string | null;
+  @Field(() => OnrampCustomerType, { nullable: true, description: 'Null when none was given.' })
+  customer!: OnrampCustomerType | null;
   @Field(() => GraphQLISODateTime, { nullable: true }) expiresAt!: Date | null;
   @Field(() => GraphQLISODateTime) createdAt!: Date;
   @Field(() => GraphQLISODateTime) updatedAt!: Date;
@@ -87,6 +121,7 @@ export class OnrampNode {
       userEmail: onramp.userEmail,
       amountNgn: onramp.amountNgn === null ? null : dec(onramp.amountNgn).toFixed(2),
       payerName: onramp.payerName,
+      customer: OnrampCustomerType.from(customerSummary(onramp)),
       expiresAt: onramp.expiresAt,
       createdAt: onramp.createdAt,
       updatedAt: onramp.updatedAt,
@@ -137,6 +172,29 @@ export class SettlementInput {
   @Field(() => String, { nullable: true }) destinationAddress?: string | null;
 }
 
+@InputType('OnrampCustomerInput', {
+  description:
+    'What a bank provider may need about the payer before it opens an account; stored sealed.',
+})
+export class OnrampCustomerInput {
+  @Field(() => String, { nullable: true, description: 'At most 100 characters.' })
+  firstName?: string | null;
+  @Field(() => String, { nullable: true, description: 'At most 100 characters.' })
+  lastName?: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: '10-15 digits with an optional leading + (spaces and dashes are dropped).',
+  })
+  phone?: string | null;
+  @Field(() => String, { nullable: true, description: 'Bank Verification Number, 11 digits.' })
+  bvn?: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'National Identification Number, 11 digits.',
+  })
+  nin?: string | null;
+}
+
 @InputType('CreateOnrampInput')
 export class CreateOnrampInput {
   @Field(() => OnrampType) type!: OnrampType;
@@ -154,4 +212,6 @@ export class CreateOnrampInput {
   amountNgn?: string | null;
   @Field(() => String, { nullable: true, description: 'The payer expected.' })
   payerName?: string | null;
+  @Field(() => OnrampCustomerInput, { nullable: true })
+  customer?: OnrampCustomerInput | null;
 }

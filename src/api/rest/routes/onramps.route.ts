@@ -39,6 +39,13 @@ export const onrampRoutes =
           rateId: body.rate_id,
           amountNgn: body.amount_ngn,
           payerName: body.payer_name,
+          customer: body.customer && {
+            firstName: body.customer.first_name,
+            lastName: body.customer.last_name,
+            phone: body.customer.phone,
+            bvn: body.customer.bvn,
+            nin: body.customer.nin,
+          },
           settlement: {
             mode: body.settlement.mode,
             asset: body.settlement.asset,
