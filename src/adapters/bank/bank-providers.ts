@@ -3,6 +3,7 @@ import type { Config } from '../../config';
 import type { BankProvider, BankProviderName, ProviderHealth } from './bank-provider';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BankTransfers, OutboundReturn, ReturnOutcome } from './bank-transfers';
+import { monnifyProviderFromConfig } from './monnify';
 import { PooledBankProvider } from './pooled-bank-provider';
 
 /** Builds one external provider from the configuration (its settings were validated). */
@@ -83,8 +84,9 @@ export class BankProviderRegistry {
 }
 
 /** External providers' factories; each module registers its own here. */
-export const EXTERNAL_PROVIDER_FACTORIES: Partial<Record<BankProviderName, BankProviderFactory>> =
-  {};
+export const EXTERNAL_PROVIDER_FACTORIES: Partial<Record<BankProviderName, BankProviderFactory>> = {
+  monnify: (config, clock) => monnifyProviderFromConfig(config, clock),
+};
 
 /** Builds the providers `BANK_PROVIDERS` names; `sandboxTransfers` is the sandbox bank. */
 export function bankProvidersFromConfig(
