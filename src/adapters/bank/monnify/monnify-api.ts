@@ -186,7 +186,8 @@ export class MonnifyApi {
       status = response.status;
       text = await response.text();
     } catch (error) {
-      const name = error instanceof Error ? error.name : '';
+      // Read by shape: a DOMException (the timeout) need not be an Error of this realm.
+      const name = (error as { name?: unknown } | null)?.name;
       const cause = (error as { cause?: { code?: unknown } }).cause?.code;
       throw new ProviderUnavailableError(
         name === 'TimeoutError' || name === 'AbortError'

@@ -45,7 +45,8 @@ function bodyObject(body: Buffer): JsonObject {
   try {
     parsed = parseExactJson(text);
   } catch (error) {
-    if (error instanceof JsonSyntaxError) throw BankPayloadError.invalid('body', 'is not valid JSON');
+    if (error instanceof JsonSyntaxError)
+      throw BankPayloadError.invalid('body', 'is not valid JSON');
     throw error;
   }
   if (!isJsonObject(parsed)) throw BankPayloadError.invalid('body', 'must be a JSON object');
