@@ -4,6 +4,7 @@ import type { BankProvider, BankProviderName, ProviderHealth } from './bank-prov
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BankTransfers, OutboundReturn, ReturnOutcome } from './bank-transfers';
 import { paystackProviderFromConfig } from './paystack/paystack-provider';
+import { monnifyProviderFromConfig } from './monnify';
 import { PooledBankProvider } from './pooled-bank-provider';
 
 /** Builds one external provider from the configuration (its settings were validated). */
@@ -86,6 +87,7 @@ export class BankProviderRegistry {
 /** External providers' factories; each module registers its own here. */
 export const EXTERNAL_PROVIDER_FACTORIES: Partial<Record<BankProviderName, BankProviderFactory>> = {
   paystack: paystackProviderFromConfig,
+  monnify: (config, clock) => monnifyProviderFromConfig(config, clock),
 };
 
 /** Builds the providers `BANK_PROVIDERS` names; `sandboxTransfers` is the sandbox bank. */
