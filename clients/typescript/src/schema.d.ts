@@ -1471,26 +1471,56 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['XRequestId'];
       };
       path: {
-        /** @description A name in BANK_PROVIDERS */
+        /**
+         * @description A name in BANK_PROVIDERS
+         * @example paystack
+         */
         provider: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "event": "charge.success",
+         *       "data": {
+         *         "id": 302961,
+         *         "reference": "T109432883312019",
+         *         "amount": 5000000,
+         *         "currency": "NGN",
+         *         "channel": "dedicated_nuban",
+         *         "status": "success",
+         *         "paid_at": "2026-11-25T10:00:00.000Z",
+         *         "authorization": {
+         *           "channel": "dedicated_nuban",
+         *           "receiver_bank_account_number": "9012345678",
+         *           "sender_name": "ADA OBI",
+         *           "sender_bank": "First Bank of Nigeria"
+         *         }
+         *       }
+         *     }
+         */
         'application/json': {
           [key: string]: unknown;
         };
       };
     };
     responses: {
-      /** @description Error */
+      /** @description OK */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "received": true,
+           *       "deposit_id": "dep_01JDQX5N6P7Q8R9S0T1V2W3X4Y",
+           *       "status": "PENDING_FX"
+           *     }
+           */
           'application/json': {
             /** @description Always true: the notification is recorded */
             received: boolean;
