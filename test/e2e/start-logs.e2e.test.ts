@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestChains, type TestChains } from '../support/chains';
 import { createTestDatabase } from '../support/db';
+import { sampleValue, scrape } from '../support/prometheus-text';
 import { baseEnv, eventually } from '../support/stack';
 import { bannerValue, startSupervisor, type Supervisor } from '../support/supervisor';
 
@@ -101,5 +102,12 @@ describe('npm start keeps writing the logs of its processes', () => {
       // Jobs that ran after the requests began, each logged by the runner and copied to its file.
       runnerJobLines: runnerLinesSince().length >= 2,
     }).toEqual({ missing: 0, first: [], runnerJobLines: true });
+
+    // Both processes count the lines they had to drop; read all along, they dropped none.
+    const output = supervisor.output();
+    const runnerMetrics = /(\S+\/metrics)\s+\(job runner\)/.exec(output)![1];
+    for (const url of [bannerValue(output, 'Metrics'), runnerMetrics]) {
+      expect(sampleValue(await scrape(url), 'onramp_log_lines_dropped_total')).toBe(0);
+    }
   });
 });
