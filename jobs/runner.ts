@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadConfigOrExit } from '../src/config';
 import { systemClock } from '../src/clock';
-import { createLogger, stdoutLogs } from '../src/logger';
+import { serviceLogger } from '../src/logger';
 import { openOrm } from '../src/db/orm';
 import { requireDatabaseUrl } from '../src/db/database-url';
 import { createServices } from '../src/container';
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   refuseSimulationsInProduction(config);
   forgetSecrets(process.env);
-  const log = createLogger('jobs', config.LOG_LEVEL, stdoutLogs(config.LOG_SYNC));
+  const { log, output: logOutput } = serviceLogger('jobs', config);
   const databaseUrl = requireDatabaseUrl(config);
   const orm = await openOrm({ databaseUrl, poolMax: config.DB_POOL_MAX });
   const metrics = createJobRunnerMetrics({
@@ -46,6 +46,7 @@ async function main(): Promise<void> {
     config,
     jobNames: jobs.map((job) => job.name),
     configuredChains: () => services.chains.configured().map((gateway) => gateway.chain),
+    logOutput,
   });
   const services = createServices(config, systemClock, {
     onBlocklistError: (error) =>

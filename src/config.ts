@@ -17,6 +17,7 @@ import { fxConfigFields, fxConfigProblems } from './config-fx';
 import { webhookConfigFields } from './config-webhooks';
 import { resolutionLinkConfigFields } from './config-resolution-links';
 import { readPathConfig } from './config-read-path';
+import { logConfigFields } from './config-logs';
 
 /**
  * Every setting the processes read, validated in one place. A bad value stops start-up
@@ -226,13 +227,7 @@ export const configSchema = z.object({
   GRAPHIQL_ENABLED: optionalBoolean,
   /** On SIGTERM, how long in-flight requests, jobs and webhook attempts may take to finish. */
   SHUTDOWN_TIMEOUT_MS: positiveInt(25_000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /**
-   * true: each log line is written before the process goes on (one write per line). Default:
-   * lines are written in the background, those that arrive during a write together with the
-   * next (src/logger.ts); only a process killed outright (SIGKILL, out of memory) loses the last.
-   */
-  LOG_SYNC: optionalBoolean.transform((value) => value ?? false),
+  ...logConfigFields,
   ...resolutionLinkConfigFields,
   ...readPathConfig,
 });

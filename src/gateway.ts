@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadConfigOrExit } from './config';
 import { systemClock } from './clock';
-import { createLogger, stdoutLogs } from './logger';
+import { serviceLogger } from './logger';
 import { openOrm } from './db/orm';
 import { createServices } from './container';
 import { refuseSimulationsInProduction } from './config-production';
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   refuseSimulationsInProduction(config);
   forgetSecrets(process.env);
-  const logger = createLogger('gateway', config.LOG_LEVEL, stdoutLogs(config.LOG_SYNC));
+  const { log: logger, output: logOutput } = serviceLogger('gateway', config);
   const databaseUrl = requireDatabaseUrl(config);
   const orm = await openOrm({ databaseUrl, poolMax: config.DB_POOL_MAX });
   const services = createServices(config, systemClock);
@@ -47,6 +47,7 @@ async function main(): Promise<void> {
     orm,
     log: logger,
     depositsRefreshMs: config.DEPOSITS_GAUGE_REFRESH_SECONDS * 1000,
+    logOutput,
   });
   // One set of counters for both listeners: a failed operator token and a failed API key
   // count against the same address.

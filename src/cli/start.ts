@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { createInterface, type Interface } from 'node:readline';
 import { privateKeyToAccount } from 'viem/accounts';
 import { loadConfig, loadConfigOrExit, type Config } from '../config';
 import { systemClock } from '../clock';
@@ -37,8 +37,19 @@ function say(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-/** Spawns one process; its JSON logs go to `.data/logs/<name>.log`, warnings also to the console. */
-function startProcess(name: string, script: string, env: NodeJS.ProcessEnv): ChildProcess {
+/** A started process and the lines of its stdout, for start-up detection to listen to. */
+interface Supervised {
+  child: ChildProcess;
+  lines: Interface;
+}
+
+/**
+ * Spawns one process; its JSON logs go to `.data/logs/<name>.log`, warnings also to the console.
+ * Both outputs are read for as long as the process runs: each has the file pipe and one more
+ * reader (the line splitter, the echo), and neither ever pauses it. An unread pipe fills, and
+ * the process would keep its unwritten lines in memory (issue 39).
+ */
+function startProcess(name: string, script: string, env: NodeJS.ProcessEnv): Supervised {
   // Own process group: a terminal Ctrl-C reaches only this supervisor, which stops children in order.
   const child = spawn(process.execPath, [...serviceNodeFlags(env), script], {
     env,
@@ -51,7 +62,9 @@ function startProcess(name: string, script: string, env: NodeJS.ProcessEnv): Chi
   child.stderr!.on('data', (chunk: Buffer) =>
     process.stderr.write(`[${name}] ${chunk.toString()}`),
   );
-  createInterface({ input: child.stdout! }).on('line', (line) => {
+  // Never closed: closing a readline interface pauses its input, the file pipe's too.
+  const lines = createInterface({ input: child.stdout! });
+  lines.on('line', (line) => {
     try {
       const entry = JSON.parse(line) as { level?: number; msg?: string };
       if ((entry.level ?? 0) >= 40) say(`[${name}] ${entry.msg ?? line}`);
@@ -59,33 +72,42 @@ function startProcess(name: string, script: string, env: NodeJS.ProcessEnv): Chi
       say(`[${name}] ${line}`);
     }
   });
-  return child;
+  return { child, lines };
 }
 
+/** Resolves with the first log entry of `event`; stops listening then (the stream flows on). */
 function waitForLog(
-  child: ChildProcess,
+  { child, lines }: Supervised,
   event: string,
   timeoutMs: number,
 ): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`no "${event}" within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
+    const done = () => {
+      clearTimeout(timer);
+      lines.off('line', onLine);
+      child.off('exit', onExit);
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`no "${event}" within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const onLine = (line: string) => {
+      let entry: Record<string, unknown>;
       try {
-        const entry = JSON.parse(line) as Record<string, unknown>;
-        if (entry.event === event) {
-          clearTimeout(timer);
-          lines.close();
-          resolve(entry);
-        }
+        entry = JSON.parse(line) as Record<string, unknown>;
       } catch {
-        // not a log line
+        return; // not a log line
       }
-    });
-    child.once('exit', (code) => reject(new Error(`exited with code ${code} before "${event}"`)));
+      if (entry.event !== event) return;
+      done();
+      resolve(entry);
+    };
+    const onExit = (code: number | null) => {
+      done();
+      reject(new Error(`exited with code ${code} before "${event}"`));
+    };
+    lines.on('line', onLine);
+    child.once('exit', onExit);
   });
 }
 
@@ -206,7 +228,7 @@ async function main(): Promise<void> {
     gatewayEnvironment(env),
   );
   const jobs = startProcess('jobs', join(__dirname, '..', '..', 'jobs', 'runner.js'), env);
-  children.push(gateway, jobs);
+  children.push(gateway.child, jobs.child);
 
   for (const child of children) {
     child.once('exit', (code) => {

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { registerDepositsGauge } from './deposits';
 import { registerHttpMetrics, type RequestObserver } from './http';
+import { registerLogMetrics } from './logs';
 import { createRegistry } from './registry';
 
 /** How often the deposit gauge is counted unless told otherwise. */
@@ -34,8 +35,11 @@ export function createGatewayMetrics(options: {
   orm: MikroORM;
   log: Logger;
   depositsRefreshMs?: number;
+  /** The process's log output (src/logger.ts): its dropped lines become a counter. */
+  logOutput?: { droppedLines(): number };
 }): GatewayMetrics {
   const registry = createRegistry();
+  if (options.logOutput) registerLogMetrics(registry, options.logOutput);
   const observeRequest = registerHttpMetrics(registry);
   const deposits = registerDepositsGauge(
     registry,

@@ -6,6 +6,7 @@ import type { SettlementObserver } from '../deposits';
 import { registerChainHealthGauge } from './chain-health';
 import { registerDepositsGauge } from './deposits';
 import { registerJobQueueGauges } from './job-queue';
+import { registerLogMetrics } from './logs';
 import { createRegistry } from './registry';
 import { registerSettlementMetrics } from './settlement';
 import { registerWebhookMetrics, type WebhookAttemptObserver } from './webhooks';
@@ -30,8 +31,11 @@ export function createJobRunnerMetrics(options: {
   config: Config;
   jobNames: readonly string[];
   configuredChains: () => readonly string[];
+  /** The process's log output (src/logger.ts): its dropped lines become a counter. */
+  logOutput?: { droppedLines(): number };
 }): JobRunnerMetrics {
   const registry = createRegistry();
+  if (options.logOutput) registerLogMetrics(registry, options.logOutput);
   const deposits = registerDepositsGauge(
     registry,
     options.orm,
