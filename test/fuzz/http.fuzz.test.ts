@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { graphql, request } from '../support/http';
 import { randomAddress } from '../support/onramps';
 import { bankRequest } from './support/bank-requests';
+import { providerRequest } from './support/provider-requests';
 import {
   assertClean,
   batchOf,
@@ -151,6 +152,19 @@ describe(`HTTP fuzz (seed ${FUZZ_SEED})`, () => {
         );
       }),
       runParameters(100),
+    );
+  });
+
+  it('Paystack and Monnify notifications: their signatures, hostile bodies, unknown providers', async () => {
+    await fc.assert(
+      fc.asyncProperty(batchOf(providerRequest(world, world.providerSecrets)), async (batch) => {
+        const outcomes = await Promise.all(batch.map(exchange));
+        assertClean(
+          outcomes.filter((o): o is Outcome => o !== undefined),
+          stats,
+        );
+      }),
+      runParameters(60),
     );
   });
 

@@ -3,6 +3,9 @@ import { createTestDatabase } from '../../support/db';
 import { graphql, request } from '../../support/http';
 import { balanceOnramp, createOnramp, freshRate, randomAddress } from '../../support/onramps';
 import { createMerchant, eventually, onrampCli, startStack, type Stack } from '../../support/stack';
+import { startMonnifyStandIn } from '../../support/monnify-stand-in';
+import { startPaystackStandIn } from '../../support/paystack-stand-in';
+import type { ProviderSecrets } from './provider-requests';
 
 /** The bank's HMAC secret for `POST /v1/bank/notifications` (served only when it is set). */
 export const BANK_SECRET = `bank_${randomBytes(16).toString('hex')}`;
@@ -45,6 +48,8 @@ export interface FuzzWorld {
   balanceKey: string;
   /** A restricted key of A held to an address the fuzzer never sends from: always 403. */
   elsewhereKey: string;
+  /** Paystack's and Monnify's notification secrets (their stand-ins run beside the stack). */
+  providerSecrets: ProviderSecrets;
 }
 
 /** How long a widening waits in the fuzz stack: longer than any run. */
@@ -150,7 +155,30 @@ async function populate(stack: Stack, databaseUrl: string, name: string): Promis
 
 export async function startFuzzWorld(): Promise<FuzzWorld> {
   const databaseUrl = await createTestDatabase();
-  const stack = await startStack(databaseUrl, { env: FUZZ_ENV });
+  // Paystack and Monnify behind the sandbox bank: accounts still come from the pool (sandbox
+  // is first), and their notification routes are served and confirm against the stand-ins.
+  const [paystack, monnify] = await Promise.all([startPaystackStandIn(), startMonnifyStandIn()]);
+  const stack = await startStack(databaseUrl, {
+    env: {
+      ...FUZZ_ENV,
+      BANK_PROVIDERS: 'sandbox,paystack,monnify',
+      PAYSTACK_SECRET_KEY: paystack.secretKey,
+      PAYSTACK_BASE_URL: paystack.url,
+      MONNIFY_API_KEY: monnify.apiKey,
+      MONNIFY_SECRET_KEY: monnify.secretKey,
+      MONNIFY_CONTRACT_CODE: monnify.contractCode,
+      MONNIFY_SOURCE_ACCOUNT: monnify.sourceAccount,
+      MONNIFY_BASE_URL: monnify.url,
+    },
+  }).catch(async (error: unknown) => {
+    await Promise.all([paystack.close(), monnify.close()]);
+    throw error;
+  });
+  const stopStack = stack.stop.bind(stack);
+  stack.stop = async () => {
+    await stopStack();
+    await Promise.all([paystack.close(), monnify.close()]);
+  };
   try {
     const [a, b] = await Promise.all([
       populate(stack, databaseUrl, 'Alpha Fuzz Stores'),
@@ -197,6 +225,7 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
       b,
       revokedKey: revoked.api_key,
       otherEnvironmentKey: live.api_key,
+      providerSecrets: { paystack: paystack.secretKey, monnify: monnify.secretKey },
     };
   } catch (error) {
     await stack.stop();
