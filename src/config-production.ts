@@ -1,7 +1,22 @@
-import { bankProvidersAreSimulated } from './config-bank';
-import { fxVenueIsSimulated } from './config-fx';
-import { rateSourcesAreSimulated } from './config-rates';
+import { bankProviderProblems, bankProvidersAreSimulated } from './config-bank';
+import { fxConfigProblems, fxVenueIsSimulated } from './config-fx';
+import { rateSourceProblems, rateSourcesAreSimulated } from './config-rates';
 import type { Config } from './config';
+
+type Settings = Parameters<typeof bankProviderProblems>[0] &
+  Parameters<typeof rateSourceProblems>[0] &
+  Parameters<typeof fxConfigProblems>[0];
+
+/** Settings the providers need together (a key for a listed provider...), each by its name. */
+export function providerProblems(config: Settings): { path: string[]; message: string }[] {
+  return [
+    ...[...bankProviderProblems(config), ...rateSourceProblems(config)].map((problem) => ({
+      path: [problem.path],
+      message: problem.message,
+    })),
+    ...fxConfigProblems(config),
+  ];
+}
 
 /**
  * Production moves real money, so it must not run on a simulation (API.md, "Real providers"):

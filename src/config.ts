@@ -11,9 +11,10 @@ import {
   positiveInt,
   usdAmount,
 } from './config-fields';
-import { bankConfigFields, bankProviderProblems } from './config-bank';
-import { rateConfigFields, rateSourceProblems } from './config-rates';
-import { fxConfigFields, fxConfigProblems } from './config-fx';
+import { bankConfigFields } from './config-bank';
+import { rateConfigFields } from './config-rates';
+import { fxConfigFields } from './config-fx';
+import { providerProblems } from './config-production';
 import { webhookConfigFields } from './config-webhooks';
 import { resolutionLinkConfigFields } from './config-resolution-links';
 import { readPathConfig } from './config-read-path';
@@ -234,10 +235,7 @@ export const configSchema = z.object({
 
 /** Rules between variables; each problem names the variable to fix. */
 const checkedConfigSchema = configSchema.superRefine((config, ctx) => {
-  for (const problem of [...bankProviderProblems(config), ...rateSourceProblems(config)]) {
-    ctx.addIssue({ code: z.ZodIssueCode.custom, path: [problem.path], message: problem.message });
-  }
-  for (const problem of fxConfigProblems(config)) ctx.addIssue({ code: 'custom', ...problem });
+  for (const problem of providerProblems(config)) ctx.addIssue({ code: 'custom', ...problem });
   if (config.ONRAMP_ENV === 'production' && !config.ENCRYPTION_KEY) {
     ctx.addIssue({
       code: z.ZodIssueCode.custom,
