@@ -13,6 +13,7 @@ import { createTestDatabase } from '../support/db';
 import { request } from '../support/http';
 import { autoWithdrawOnramp, balanceOnramp, createOnramp, freshRate } from '../support/onramps';
 import { startPaystackStandIn, type PaystackStandIn } from '../support/paystack-stand-in';
+import { sql } from '../support/sql';
 import { createMerchant, eventually, startStack, type Stack } from '../support/stack';
 
 /**
@@ -25,11 +26,12 @@ describe('Paystack dedicated virtual accounts through the processes', () => {
   let chains: TestChains;
   let paystack: PaystackStandIn;
   let stack: Stack;
+  let databaseUrl: string;
   let key: string;
 
   beforeAll(async () => {
     [chains, paystack] = await Promise.all([startTestChains(), startPaystackStandIn()]);
-    const databaseUrl = await createTestDatabase();
+    databaseUrl = await createTestDatabase();
     stack = await startStack(databaseUrl, {
       env: {
         ...chains.env,
@@ -195,8 +197,23 @@ describe('Paystack dedicated virtual accounts through the processes', () => {
       bank_reference: charge.reference,
     });
     // Later sweeps see it again and add nothing.
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
     expect(await withReference(charge.reference)).toHaveLength(1);
+  });
+
+  it('the sweep keeps a transfer Paystack lists into an account we never recorded as unmatched', async () => {
+    // Its notification would be refused (404): no account of ours has the number.
+    const charge = paystack.record('9990004321', 250_000);
+    const rows = await eventually(async () => {
+      const found = await sql<{ account_number: string; amount_ngn: string }>(
+        databaseUrl,
+        'select account_number, amount_ngn::text from unmatched_transfers where bank_reference = $1',
+        [charge.reference],
+      );
+      return found.length > 0 ? found : undefined;
+    }, 30_000);
+    expect(rows).toEqual([{ account_number: '9990004321', amount_ngn: '2500.00' }]);
+    expect(await withReference(charge.reference)).toEqual([]);
   });
 
   it("a FLAGGED Paystack deposit cannot be returned automatically: Paystack masks the payer's account", async () => {
