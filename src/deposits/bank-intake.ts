@@ -8,7 +8,13 @@ export type IntakeOutcome =
   /** The provider's API does not confirm the transfer as announced: nothing is credited. */
   | { kind: 'not_confirmed'; reason: string }
   /** The account belongs to another provider: no notification of this one may credit it. */
-  | { kind: 'wrong_provider'; holder: string };
+  | { kind: 'wrong_provider'; holder: string }
+  /**
+   * A provider's notification names an account number we never recorded: hostile or
+   * misdirected input, refused before the provider is asked (the sweep, which reads the
+   * provider's own list, still keeps a real transfer to such an account as unmatched).
+   */
+  | { kind: 'unknown_account' };
 
 /** Which provider issued an account number (null: none of ours). */
 export type AccountProviderLookup = (
@@ -44,6 +50,10 @@ export class BankTransferIntake {
     const holder = await this.providerOfAccount(em, transfer.accountNumber);
     if (holder !== null && !sameFamily(holder, provider.name)) {
       return { kind: 'wrong_provider', holder };
+    }
+    // Pool numbers no onramp held stay the v0.1 unmatched case (docs/bank-notifications.md).
+    if (holder === null && !provider.pooled && !options.fromProviderApi) {
+      return { kind: 'unknown_account' };
     }
     if (options.fromProviderApi || (await this.known(em, transfer.bankReference))) {
       return this.ingestion.receive(em, transfer);

@@ -64,9 +64,9 @@ describe('Paystack provider: customer fields', () => {
   it('needs first_name, last_name and phone (blank counts as missing)', () => {
     const paystack = provider();
     expect(paystack.missingCustomerFields({ email: 'a@example.com' })).toEqual([
-      'first_name',
-      'last_name',
-      'phone',
+      'customer.first_name',
+      'customer.last_name',
+      'customer.phone',
     ]);
     expect(
       paystack.missingCustomerFields({
@@ -75,7 +75,7 @@ describe('Paystack provider: customer fields', () => {
         lastName: 'C',
         phone: '1',
       }),
-    ).toEqual(['first_name']);
+    ).toEqual(['customer.first_name']);
     expect(
       paystack.missingCustomerFields({
         email: 'a@b.co',

@@ -8,13 +8,16 @@ import type { PaystackBanks } from './paystack-banks';
 import { isNotFound, type PaystackClient } from './paystack-client';
 import { isObject, type Json } from './paystack-json';
 
-/** The customer fields Paystack needs before it opens a dedicated account (API names). */
+/**
+ * The customer fields Paystack needs before it opens a dedicated account, named as in `POST
+ * /v1/onramp` (`customer.first_name`), as Monnify's are: the 422 lists both providers' together.
+ */
 export function missingPaystackFields(customer: ProviderCustomer): string[] {
   const present = (value: string | undefined) => value !== undefined && value.trim() !== '';
   return [
-    ...(present(customer.firstName) ? [] : ['first_name']),
-    ...(present(customer.lastName) ? [] : ['last_name']),
-    ...(present(customer.phone) ? [] : ['phone']),
+    ...(present(customer.firstName) ? [] : ['customer.first_name']),
+    ...(present(customer.lastName) ? [] : ['customer.last_name']),
+    ...(present(customer.phone) ? [] : ['customer.phone']),
   ];
 }
 
@@ -76,7 +79,7 @@ export class PaystackAccounts {
     const { customer } = request;
     const missing = missingPaystackFields(customer);
     if (missing.length > 0) {
-      throw new Error(`openAccount without the customer's ${missing.join(', ')} (check first)`);
+      throw new Error(`openAccount without ${missing.join(', ')} (check first)`);
     }
     const names = {
       first_name: customer.firstName!.trim(),

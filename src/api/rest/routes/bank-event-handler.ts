@@ -76,9 +76,18 @@ async function transferReceived(
     request.log.warn({ ...log, reason: outcome.reason }, 'bank transfer NOT confirmed by provider');
     return { received: true, confirmed: false };
   }
-  if (outcome.kind === 'wrong_provider') {
-    request.log.warn({ ...log, holder: outcome.holder }, 'transfer to another provider’s account');
-    return { received: true, unmatched: true };
+  if (outcome.kind === 'unknown_account' || outcome.kind === 'wrong_provider') {
+    // Not an account this provider opened for us: 4xx in the error shape, nothing recorded.
+    // A provider that really sent it retries; the sweep, reading the provider's own list,
+    // keeps a real transfer to an account we never recorded as unmatched.
+    request.log.warn(
+      { ...log, holder: outcome.kind === 'wrong_provider' ? outcome.holder : null },
+      'provider notification for an account this provider did not open for us',
+    );
+    throw new DomainError(
+      ErrorCode.NotFound,
+      `No account ${event.transfer.accountNumber} was opened with ${provider.name} for this service`,
+    );
   }
   if (outcome.kind === 'unmatched') {
     request.log.warn(
