@@ -20,12 +20,30 @@ export type IntakeOutcome =
 export type AccountProviderLookup = (
   em: EntityManager,
   accountNumber: string,
-) => Promise<string | null>;
+) => Promise<{ provider: string; assignedAt: Date | null } | null>;
 
 const POOLED = new Set(['sandbox', 'hmac']);
 /** Pool accounts are one family: the sandbox and the generic bank share the NUBAN pool. */
 const sameFamily = (holder: string, provider: string) =>
   holder === provider || (POOLED.has(holder) && POOLED.has(provider));
+
+/**
+ * A provider-opened account exists only from its hand-out to its one onramp, so a transfer
+ * into it cannot be earlier: a time before the hand-out is the provider's clock or its
+ * whole-second precision (Monnify's `paidOn`), and is read as the hand-out itself. Otherwise
+ * the arrival would fall before the onramp held the number and be kept as unmatched. Pool
+ * numbers are reused, so their times stand as given.
+ */
+function notBeforeHandOut(
+  transfer: InboundTransfer,
+  account: { provider: string; assignedAt: Date | null } | null,
+): InboundTransfer {
+  const from = account?.assignedAt;
+  if (!account || POOLED.has(account.provider) || !from || !transfer.transferredAt) {
+    return transfer;
+  }
+  return transfer.transferredAt < from ? { ...transfer, transferredAt: from } : transfer;
+}
 
 /**
  * A bank provider's inbound transfer on its way to becoming a deposit, whether a notification
@@ -47,7 +65,8 @@ export class BankTransferIntake {
     options: { fromProviderApi: boolean },
   ): Promise<IntakeOutcome> {
     const transfer = parseInboundTransfer(announced);
-    const holder = await this.providerOfAccount(em, transfer.accountNumber);
+    const account = await this.providerOfAccount(em, transfer.accountNumber);
+    const holder = account?.provider ?? null;
     if (holder !== null && !sameFamily(holder, provider.name)) {
       return { kind: 'wrong_provider', holder };
     }
@@ -56,7 +75,7 @@ export class BankTransferIntake {
       return { kind: 'unknown_account' };
     }
     if (options.fromProviderApi || (await this.known(em, transfer.bankReference))) {
-      return this.ingestion.receive(em, transfer);
+      return this.ingestion.receive(em, notBeforeHandOut(transfer, account));
     }
     const confirmation = await provider.confirm(transfer);
     if (!confirmation.confirmed) return { kind: 'not_confirmed', reason: confirmation.reason };
@@ -64,7 +83,7 @@ export class BankTransferIntake {
     if (confirmed.accountNumber !== transfer.accountNumber) {
       return { kind: 'not_confirmed', reason: 'the provider names another account' };
     }
-    return this.ingestion.receive(em, confirmed);
+    return this.ingestion.receive(em, notBeforeHandOut(confirmed, account));
   }
 
   private async known(em: EntityManager, bankReference: string): Promise<boolean> {

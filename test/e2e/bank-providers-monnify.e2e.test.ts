@@ -65,10 +65,8 @@ describe('Monnify reserved accounts through the processes', () => {
     const reserved = monnify.state.reserved.get(onramp.onramp_id);
     expect(reserved?.accounts.map((a) => a.accountNumber)).toContain(number);
     expect(reserved?.bvn).toBe(MONNIFY_CUSTOMER.bvn);
-    // Monnify's status and search answers give `paidOn` to the second: a payment made in the
-    // same second as the account was handed out would read as earlier than the hand-out (the
-    // transfer then belongs to no onramp). A payer pays later than that; so do the tests.
-    await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000)));
+    // Paid at once, on purpose: Monnify's `paidOn` is to the second, so it reads as earlier
+    // than the hand-out; the transfer must still be the onramp's (src/deposits/bank-intake.ts).
     return { onramp, number };
   }
   const withReference = async (reference: string) =>
