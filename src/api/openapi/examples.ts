@@ -1,3 +1,4 @@
+import { PROVIDER_NOTIFICATION_EXAMPLES } from './provider-notification-examples';
 import { ADDRESS_BOOK_EXAMPLES } from './address-book-examples';
 /**
  * One realistic example per operation (request and response), keyed by operationId; the
@@ -285,30 +286,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     },
     responses: { 200: { received: true, deposit_id: DEPOSIT_ID, status: 'PENDING_FX' } },
   },
-  // Paystack's documented charge.success for a dedicated account (abridged), as it arrives at
-  // /bank/paystack/notifications with its x-paystack-signature.
-  receiveProviderNotification: {
-    parameters: { provider: 'paystack' },
-    request: {
-      event: 'charge.success',
-      data: {
-        id: 302961,
-        reference: 'T109432883312019',
-        amount: 5000000,
-        currency: 'NGN',
-        channel: 'dedicated_nuban',
-        status: 'success',
-        paid_at: AT,
-        authorization: {
-          channel: 'dedicated_nuban',
-          receiver_bank_account_number: '9012345678',
-          sender_name: 'ADA OBI',
-          sender_bank: 'First Bank of Nigeria',
-        },
-      },
-    },
-    responses: { 200: { received: true, deposit_id: DEPOSIT_ID, status: 'PENDING_FX' } },
-  },
+  ...PROVIDER_NOTIFICATION_EXAMPLES,
   ...WEBHOOK_ENDPOINT_EXAMPLES,
   ...ADDRESS_BOOK_EXAMPLES,
 };
