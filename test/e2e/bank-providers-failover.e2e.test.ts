@@ -6,9 +6,17 @@ import {
 } from '../support/bank-provider-e2e';
 import { createTestDatabase } from '../support/db';
 import { request } from '../support/http';
-import { startMonnifyStandIn, type MonnifyStandIn } from '../support/monnify-stand-in';
+import {
+  startMonnifyStandIn,
+  type MonnifyStandIn,
+  monnifySettings,
+} from '../support/monnify-stand-in';
 import { balanceOnramp, freshRate } from '../support/onramps';
-import { startPaystackStandIn, type PaystackStandIn } from '../support/paystack-stand-in';
+import {
+  startPaystackStandIn,
+  type PaystackStandIn,
+  paystackSettings,
+} from '../support/paystack-stand-in';
 import { sql } from '../support/sql';
 import { createMerchant, eventually, startStack, type Stack } from '../support/stack';
 
@@ -35,13 +43,8 @@ describe('bank provider failover through the processes', () => {
       env: {
         RATE_LIMIT_PER_MINUTE: '100000',
         BANK_PROVIDERS: 'paystack,monnify',
-        PAYSTACK_SECRET_KEY: paystack.secretKey,
-        PAYSTACK_BASE_URL: paystack.url,
-        MONNIFY_API_KEY: monnify.apiKey,
-        MONNIFY_SECRET_KEY: monnify.secretKey,
-        MONNIFY_CONTRACT_CODE: monnify.contractCode,
-        MONNIFY_SOURCE_ACCOUNT: monnify.sourceAccount,
-        MONNIFY_BASE_URL: monnify.url,
+        ...paystackSettings(paystack),
+        ...monnifySettings(monnify),
         // Long enough that no health check or cooldown ends inside this file.
         BANK_PROVIDER_COOLDOWN_SECONDS: '600',
         BANK_PROVIDER_CHECK_SECONDS: '600',

@@ -8,9 +8,17 @@ import {
 } from '../support/bank-provider-e2e';
 import { createTestDatabase } from '../support/db';
 import { request } from '../support/http';
-import { startMonnifyStandIn, type MonnifyStandIn } from '../support/monnify-stand-in';
+import {
+  startMonnifyStandIn,
+  type MonnifyStandIn,
+  monnifySettings,
+} from '../support/monnify-stand-in';
 import { balanceOnramp, createOnramp, freshRate } from '../support/onramps';
-import { startPaystackStandIn, type PaystackStandIn } from '../support/paystack-stand-in';
+import {
+  startPaystackStandIn,
+  type PaystackStandIn,
+  paystackSettings,
+} from '../support/paystack-stand-in';
 import { sql } from '../support/sql';
 import { createMerchant, startStack, type Stack } from '../support/stack';
 
@@ -43,13 +51,8 @@ describe('hostile notifications at the provider routes', () => {
       env: {
         RATE_LIMIT_PER_MINUTE: '100000',
         BANK_PROVIDERS: 'paystack,monnify',
-        PAYSTACK_SECRET_KEY: paystack.secretKey,
-        PAYSTACK_BASE_URL: paystack.url,
-        MONNIFY_API_KEY: monnify.apiKey,
-        MONNIFY_SECRET_KEY: monnify.secretKey,
-        MONNIFY_CONTRACT_CODE: monnify.contractCode,
-        MONNIFY_SOURCE_ACCOUNT: monnify.sourceAccount,
-        MONNIFY_BASE_URL: monnify.url,
+        ...paystackSettings(paystack),
+        ...monnifySettings(monnify),
         // No sweep inside this file: what a body changes is the route's doing alone.
         BANK_SWEEP_SECONDS: '3600',
       },

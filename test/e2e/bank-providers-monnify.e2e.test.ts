@@ -11,7 +11,11 @@ import {
 import { startTestChains, type TestChains } from '../support/chains';
 import { createTestDatabase } from '../support/db';
 import { request } from '../support/http';
-import { startMonnifyStandIn, type MonnifyStandIn } from '../support/monnify-stand-in';
+import {
+  startMonnifyStandIn,
+  type MonnifyStandIn,
+  monnifySettings,
+} from '../support/monnify-stand-in';
 import { autoWithdrawOnramp, balanceOnramp, createOnramp, freshRate } from '../support/onramps';
 import { sql } from '../support/sql';
 import { createMerchant, eventually, startStack, type Stack } from '../support/stack';
@@ -38,11 +42,7 @@ describe('Monnify reserved accounts through the processes', () => {
         RATE_LIMIT_PER_MINUTE: '100000',
         PAYOUT_POLL_MS: '300',
         BANK_PROVIDERS: 'monnify',
-        MONNIFY_API_KEY: monnify.apiKey,
-        MONNIFY_SECRET_KEY: monnify.secretKey,
-        MONNIFY_CONTRACT_CODE: monnify.contractCode,
-        MONNIFY_SOURCE_ACCOUNT: monnify.sourceAccount,
-        MONNIFY_BASE_URL: monnify.url,
+        ...monnifySettings(monnify),
         BANK_SWEEP_SECONDS: '2',
         BANK_SWEEP_LOOKBACK_HOURS: '1',
         RETURN_FEE_NGN: '100',

@@ -12,7 +12,11 @@ import { startTestChains, type TestChains } from '../support/chains';
 import { createTestDatabase } from '../support/db';
 import { request } from '../support/http';
 import { autoWithdrawOnramp, balanceOnramp, createOnramp, freshRate } from '../support/onramps';
-import { startPaystackStandIn, type PaystackStandIn } from '../support/paystack-stand-in';
+import {
+  startPaystackStandIn,
+  type PaystackStandIn,
+  paystackSettings,
+} from '../support/paystack-stand-in';
 import { sql } from '../support/sql';
 import { createMerchant, eventually, startStack, type Stack } from '../support/stack';
 
@@ -38,8 +42,7 @@ describe('Paystack dedicated virtual accounts through the processes', () => {
         RATE_LIMIT_PER_MINUTE: '100000',
         PAYOUT_POLL_MS: '300',
         BANK_PROVIDERS: 'paystack',
-        PAYSTACK_SECRET_KEY: paystack.secretKey,
-        PAYSTACK_BASE_URL: paystack.url,
+        ...paystackSettings(paystack),
         BANK_SWEEP_SECONDS: '2',
         BANK_SWEEP_LOOKBACK_HOURS: '1',
       },

@@ -282,3 +282,14 @@ export async function startMonnifyStandIn(): Promise<MonnifyStandIn> {
   };
   return standIn;
 }
+
+/** The settings that point the service's Monnify provider at this stand-in. */
+export function monnifySettings(standIn: MonnifyStandIn): Record<string, string> {
+  return {
+    MONNIFY_API_KEY: standIn.apiKey,
+    MONNIFY_SECRET_KEY: standIn.secretKey,
+    MONNIFY_CONTRACT_CODE: standIn.contractCode,
+    MONNIFY_SOURCE_ACCOUNT: standIn.sourceAccount,
+    MONNIFY_BASE_URL: standIn.url,
+  };
+}

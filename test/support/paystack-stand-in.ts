@@ -280,3 +280,8 @@ export async function startPaystackStandIn(
     },
   };
 }
+
+/** The settings that point the service's Paystack provider at this stand-in. */
+export function paystackSettings(standIn: PaystackStandIn): Record<string, string> {
+  return { PAYSTACK_SECRET_KEY: standIn.secretKey, PAYSTACK_BASE_URL: standIn.url };
+}

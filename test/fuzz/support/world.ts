@@ -3,8 +3,8 @@ import { createTestDatabase } from '../../support/db';
 import { graphql, request } from '../../support/http';
 import { balanceOnramp, createOnramp, freshRate, randomAddress } from '../../support/onramps';
 import { createMerchant, eventually, onrampCli, startStack, type Stack } from '../../support/stack';
-import { startMonnifyStandIn } from '../../support/monnify-stand-in';
-import { startPaystackStandIn } from '../../support/paystack-stand-in';
+import { startMonnifyStandIn, monnifySettings } from '../../support/monnify-stand-in';
+import { startPaystackStandIn, paystackSettings } from '../../support/paystack-stand-in';
 import type { ProviderSecrets } from './provider-requests';
 
 /** The bank's HMAC secret for `POST /v1/bank/notifications` (served only when it is set). */
@@ -162,13 +162,8 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
     env: {
       ...FUZZ_ENV,
       BANK_PROVIDERS: 'sandbox,paystack,monnify',
-      PAYSTACK_SECRET_KEY: paystack.secretKey,
-      PAYSTACK_BASE_URL: paystack.url,
-      MONNIFY_API_KEY: monnify.apiKey,
-      MONNIFY_SECRET_KEY: monnify.secretKey,
-      MONNIFY_CONTRACT_CODE: monnify.contractCode,
-      MONNIFY_SOURCE_ACCOUNT: monnify.sourceAccount,
-      MONNIFY_BASE_URL: monnify.url,
+      ...paystackSettings(paystack),
+      ...monnifySettings(monnify),
     },
   }).catch(async (error: unknown) => {
     await Promise.all([paystack.close(), monnify.close()]);
