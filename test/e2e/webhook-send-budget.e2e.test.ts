@@ -65,7 +65,8 @@ describe('the per-merchant budget of webhook tests and replays', () => {
   }
 
   it('holds test pings and replays together, over both gateways, REST and GraphQL', async () => {
-    // All of it within one clock hour: close to its end, wait for the next.
+    // All of it within one clock hour: close to its end, wait for the next (up to 90 s, so
+    // this test's timeout is 180 s, not the default 60 s that CI hit at 19:58 UTC).
     const left = HOUR_MS - (Date.now() % HOUR_MS);
     if (left < 90_000) await new Promise((r) => setTimeout(r, left + 100));
     const [a, b] = stack.gateways.map((g) => g.url);
@@ -107,5 +108,5 @@ describe('the per-merchant budget of webhook tests and replays', () => {
     });
     expect(other.status).toBe(200);
     await onrampCli(databaseUrl, ['webhooks', 'replay', first.body.event_id]);
-  });
+  }, 180_000);
 });
