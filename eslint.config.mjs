@@ -36,7 +36,7 @@ export default tseslint.config(
   },
   {
     // Plain CommonJS scripts: build, schema emitter, jest global setup.
-    files: ['**/*.js'],
+    files: ['**/*.js', '**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { ...globals.node } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

@@ -1,6 +1,6 @@
 import type { Clock } from './clock';
 import type { Config } from './config';
-import { KeyEnvironment } from './db/entities/api-key.entity';
+import { KeyEnvironment } from './merchants/api-key.entity';
 import { dec } from './domain/money';
 import { fxVenueFromConfig } from './adapters/fx/fx-venue-from-config';
 import { AuthService } from './merchants';

@@ -13,7 +13,7 @@ import { Session } from 'node:inspector';
 import { systemClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
 import { createServices } from '../../src/container';
-import { openOrm } from '../../src/db/orm';
+import { openOrm } from '../../src/orm';
 import { createLogger } from '../../src/logger';
 import { buildGateway } from '../../src/api/server';
 import { AddressLimiter } from '../../src/api/address-limit';

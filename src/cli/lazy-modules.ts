@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports */
 import type * as ConfigModule from '../config';
 import type * as ContainerModule from '../container';
-import type * as OrmModule from '../db/orm';
+import type * as OrmModule from '../orm';
 import type * as MikroOrmModule from '@mikro-orm/postgresql';
 import type * as DepositsModule from '../deposits';
 import type * as ReconciliationModule from '../reconciliation';
@@ -20,7 +20,7 @@ export const lazy = {
   orm: (): typeof OrmModule => {
     // Entities' decorators read reflected types: the polyfill loads before any of them.
     require('reflect-metadata');
-    return require('../db/orm');
+    return require('../orm');
   },
   mikroOrm: (): typeof MikroOrmModule => require('@mikro-orm/postgresql'),
   container: (): typeof ContainerModule => {

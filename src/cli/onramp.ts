@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { KeyEnvironment } from '../db/entities/api-key.entity';
+import type { KeyEnvironment } from '../merchants/api-key.entity';
 import { encodeCursor } from '../domain/pagination';
 import { VERSION } from '../version';
 import {

@@ -6,7 +6,7 @@ import { createInterface, type Interface } from 'node:readline';
 import { privateKeyToAccount } from 'viem/accounts';
 import { loadConfig, loadConfigOrExit, type Config } from '../config';
 import { systemClock } from '../clock';
-import { migrate, openOrm } from '../db/orm';
+import { migrate, openOrm } from '../orm';
 import { createServices } from '../container';
 import { CHAIN_IDS, CHAINS } from '../domain/chains';
 import {

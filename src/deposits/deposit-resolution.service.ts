@@ -2,9 +2,9 @@ import { payoutHasEntries, type LedgerService } from '../ledger';
 import { assetForNgn } from '../domain/rates';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
-import type { Deposit } from '../db/entities/deposit.entity';
-import { Payout } from '../db/entities/payout.entity';
-import { Rate } from '../db/entities/rate.entity';
+import type { Deposit } from './deposit.entity';
+import { Payout } from '../payouts/payout.entity';
+import { Rate } from '../rates/rate.entity';
 import { REASON } from '../domain/deposit-reasons';
 import {
   planResolution,

@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
-import { Deposit } from '../db/entities/deposit.entity';
+import { Deposit } from './deposit.entity';
 import { executeInTransaction } from '../db/locks';
 import { retryOnConflict } from '../db/retry';
 import { DomainError, ErrorCode } from '../domain/errors';

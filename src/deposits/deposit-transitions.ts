@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
-import type { Deposit } from '../db/entities/deposit.entity';
+import type { Deposit } from './deposit.entity';
 import { transition, type DepositStatus } from '../domain/deposit-state-machine';
 import { countsAgainstLimits } from '../domain/deposit-rules';
 import { ngnHoldingOf, transfer } from '../domain/ledger';

@@ -1,8 +1,8 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
-import { Deposit } from '../db/entities/deposit.entity';
-import { Merchant, MerchantStatus } from '../db/entities/merchant.entity';
+import { Deposit } from './deposit.entity';
+import { Merchant, MerchantStatus } from '../merchants/merchant.entity';
 import { retryOnConflict } from '../db/retry';
 import type { DepositStatus } from '../domain/deposit-state-machine';
 import { planResolution, ResolutionRefused, type Resolution } from '../domain/deposit-resolution';

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ReturnNotification } from '../adapters/bank/bank-adapter';
 import type { ReturnOutcome } from '../adapters/bank/bank-transfers';
 import type { Clock } from '../clock';
-import { Deposit } from '../db/entities/deposit.entity';
+import { Deposit } from './deposit.entity';
 import { executeInTransaction } from '../db/locks';
 import type { DepositStatus } from '../domain/deposit-state-machine';
 import { OPERATOR, transfer } from '../domain/ledger';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
-import type { Deposit } from '../db/entities/deposit.entity';
+import type { Deposit } from './deposit.entity';
 import { executeInTransaction } from '../db/locks';
 import { REASON } from '../domain/deposit-reasons';
 import type { DepositStatus } from '../domain/deposit-state-machine';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SettlementMode } from '../db/entities/onramp.entity';
+import { SettlementMode } from '../onramps/onramp.entity';
 import { executeInTransaction } from '../db/locks';
 import type { DepositStatus } from '../domain/deposit-state-machine';
 import { newestValidRateIdSql, rateColumnSql } from '../rates';

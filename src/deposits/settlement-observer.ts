@@ -1,5 +1,5 @@
-import type { Deposit } from '../db/entities/deposit.entity';
-import type { SettlementMode } from '../db/entities/onramp.entity';
+import type { Deposit } from './deposit.entity';
+import type { SettlementMode } from '../onramps/onramp.entity';
 
 /** A deposit that reached SETTLED, reported once its transaction has committed. */
 export interface SettledDeposit {

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
-import type { KeyEnvironment } from '../db/entities/api-key.entity';
+import type { KeyEnvironment } from './api-key.entity';
 import { executeInTransaction } from '../db/locks';
 import { isApiScope, type ApiScope } from '../domain/api-scopes';
 import { parseAllowedIps } from '../domain/allowed-ips';

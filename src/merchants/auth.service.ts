@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
-import { KeyEnvironment } from '../db/entities/api-key.entity';
+import { KeyEnvironment } from './api-key.entity';
 import { hashSecret, KEY_PREFIX, RESTRICTED_KEY_PREFIX } from './merchant.service';
 import { isApiScope, type ApiScope } from '../domain/api-scopes';
 import { cachedAllowedIpMatcher } from '../domain/allowed-ips';

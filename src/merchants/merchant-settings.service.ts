@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
-import { Merchant } from '../db/entities/merchant.entity';
+import { Merchant } from './merchant.entity';
 import { DomainError, ErrorCode, invalidParameter } from '../domain/errors';
 import { addressBookRequired } from '../domain/withdrawal-addresses';
 import {

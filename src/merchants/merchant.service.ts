@@ -3,8 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
 import { newId, newSecret } from '../domain/ids';
-import { ApiKey, KeyEnvironment } from '../db/entities/api-key.entity';
-import { Merchant, MerchantStatus } from '../db/entities/merchant.entity';
+import { ApiKey, KeyEnvironment } from './api-key.entity';
+import { Merchant, MerchantStatus } from './merchant.entity';
 
 export const KEY_PREFIX: Record<KeyEnvironment, string> = {
   [KeyEnvironment.Sandbox]: 'sk_test_',

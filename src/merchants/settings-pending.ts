@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Merchant } from '../db/entities/merchant.entity';
+import { Merchant } from './merchant.entity';
 import {
   isDue,
   namedLeaves,

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SecretBox } from '../crypto/secret-box';
-import type { Onramp } from '../db/entities/onramp.entity';
+import type { Onramp } from './onramp.entity';
 import { lastFour, type OnrampCustomer } from '../domain/onramp-customer';
 
 /**

@@ -12,8 +12,8 @@ import {
   type CreateOnrampInput,
   type ValidOnrampRequest,
 } from '../domain/onramp-input';
-import { Merchant, MerchantStatus } from '../db/entities/merchant.entity';
-import { Onramp, OnrampStatus, OnrampType, SettlementMode } from '../db/entities/onramp.entity';
+import { Merchant, MerchantStatus } from '../merchants/merchant.entity';
+import { Onramp, OnrampStatus, OnrampType, SettlementMode } from './onramp.entity';
 import { hashSecret } from '../merchants';
 import type { RateService } from '../rates';
 import type { VirtualAccountService } from './virtual-account.service';

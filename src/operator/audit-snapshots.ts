@@ -1,5 +1,5 @@
-import type { Deposit } from '../db/entities/deposit.entity';
-import type { Merchant } from '../db/entities/merchant.entity';
+import type { Deposit } from '../deposits/deposit.entity';
+import type { Merchant } from '../merchants/merchant.entity';
 
 /** What the audit log keeps of a deposit before and after an operator action (no PII). */
 export function depositSnapshot(deposit: Deposit): Record<string, unknown> {

@@ -1,9 +1,9 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
-import { Deposit } from '../db/entities/deposit.entity';
-import type { KeyEnvironment } from '../db/entities/api-key.entity';
-import { Merchant, MerchantStatus } from '../db/entities/merchant.entity';
+import { Deposit } from '../deposits/deposit.entity';
+import type { KeyEnvironment } from '../merchants/api-key.entity';
+import { Merchant, MerchantStatus } from '../merchants/merchant.entity';
 import { retryOnConflict } from '../db/retry';
 import type { Resolution } from '../domain/deposit-resolution';
 import { DomainError, ErrorCode, invalidParameter } from '../domain/errors';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Hex } from 'viem';
 import type { Clock } from '../clock';
-import type { Payout } from '../db/entities/payout.entity';
+import type { Payout } from './payout.entity';
 import type { ChainGateway } from '../adapters/chain/chain-gateway';
 import type { ChainRegistry } from '../adapters/chain/chain-registry';
 import type { ChainHealthService } from '../system';

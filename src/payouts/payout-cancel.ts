@@ -1,8 +1,8 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
-import { Deposit } from '../db/entities/deposit.entity';
-import type { Payout } from '../db/entities/payout.entity';
+import { Deposit } from '../deposits/deposit.entity';
+import type { Payout } from './payout.entity';
 import { retryOnConflict } from '../db/retry';
 import { REASON } from '../domain/deposit-reasons';
 import { transfer } from '../domain/ledger';

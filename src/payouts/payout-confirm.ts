@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import type { Config } from '../config';
-import type { Payout } from '../db/entities/payout.entity';
+import type { Payout } from './payout.entity';
 import type { ChainGateway, MinedReceipt } from '../adapters/chain/chain-gateway';
 import type { PayoutBroadcaster } from './payout-broadcast';
 import type { FeeBumper } from './payout-bump';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
-import { Payout } from '../db/entities/payout.entity';
+import { Payout } from './payout.entity';
 import { newId } from '../domain/ids';
 import { dec } from '../domain/money';
 import { toBaseUnits } from '../domain/payout-rules';

@@ -1,4 +1,4 @@
-import type { Payout } from '../db/entities/payout.entity';
+import type { Payout } from './payout.entity';
 import { merchantAccount, OPERATOR, type LedgerAccountSpec } from '../domain/ledger';
 
 /**

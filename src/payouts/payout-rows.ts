@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Hex } from 'viem';
-import type { Payout } from '../db/entities/payout.entity';
+import type { Payout } from './payout.entity';
 import { executeInTransaction } from '../db/locks';
 import type { Fees } from '../domain/payout-rules';
 

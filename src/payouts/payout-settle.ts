@@ -1,8 +1,8 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
-import type { Payout } from '../db/entities/payout.entity';
-import { Withdrawal } from '../db/entities/withdrawal.entity';
+import type { Payout } from './payout.entity';
+import { Withdrawal } from './withdrawal.entity';
 import { retryOnConflict } from '../db/retry';
 import type { MinedReceipt } from '../adapters/chain/chain-gateway';
 import { REASON } from '../domain/deposit-reasons';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Address, Hex } from 'viem';
 import type { Clock } from '../clock';
-import type { Payout } from '../db/entities/payout.entity';
+import type { Payout } from './payout.entity';
 import { executeInTransaction } from '../db/locks';
 import { retryOnConflict } from '../db/retry';
 import type { ChainGateway, Stablecoin } from '../adapters/chain/chain-gateway';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Payout } from '../db/entities/payout.entity';
+import { Payout } from './payout.entity';
 import { executeInTransaction } from '../db/locks';
 import type { PayoutStatus } from '../domain/payout-lifecycle';
 

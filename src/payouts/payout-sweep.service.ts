@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import type { Config } from '../config';
-import { Payout } from '../db/entities/payout.entity';
+import { Payout } from './payout.entity';
 import type { ChainGateway } from '../adapters/chain/chain-gateway';
 import type { ChainRegistry } from '../adapters/chain/chain-registry';
 import { outageOutlasted } from '../domain/payout-rules';

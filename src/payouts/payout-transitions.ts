@@ -1,5 +1,5 @@
-import type { Payout } from '../db/entities/payout.entity';
-import type { Withdrawal } from '../db/entities/withdrawal.entity';
+import type { Payout } from './payout.entity';
+import type { Withdrawal } from './withdrawal.entity';
 import {
   PAYOUT_LIFECYCLE,
   WITHDRAWAL_LIFECYCLE,

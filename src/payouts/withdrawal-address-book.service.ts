@@ -1,7 +1,7 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { afterCursor, NEWEST_FIRST } from '../db/keyset';
-import { WithdrawalAddress } from '../db/entities/withdrawal-address.entity';
+import { WithdrawalAddress } from './withdrawal-address.entity';
 import { parseChain, validateEvmAddress } from '../domain/addresses';
 import { DomainError, ErrorCode, invalidParameter, missingParameter } from '../domain/errors';
 import { newId } from '../domain/ids';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeInTransaction } from '../db/locks';
-import { WithdrawalAddress } from '../db/entities/withdrawal-address.entity';
+import { WithdrawalAddress } from './withdrawal-address.entity';
 
 /** The address book's statements that the ORM's unit of work cannot express (locks, claims). */
 

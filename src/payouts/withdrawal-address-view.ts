@@ -1,4 +1,4 @@
-import type { WithdrawalAddress } from '../db/entities/withdrawal-address.entity';
+import type { WithdrawalAddress } from './withdrawal-address.entity';
 import { withdrawalAddressStatus } from '../domain/withdrawal-addresses';
 
 /** The WithdrawalAddress object of docs/api.md, for REST, GraphQL and webhooks alike. */

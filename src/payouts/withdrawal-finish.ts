@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Payout } from '../db/entities/payout.entity';
-import { Withdrawal } from '../db/entities/withdrawal.entity';
+import type { Payout } from './payout.entity';
+import { Withdrawal } from './withdrawal.entity';
 import { moveWithdrawal, type WithdrawalMove } from './payout-transitions';
 
 /**

@@ -1,4 +1,4 @@
-import type { Withdrawal } from '../db/entities/withdrawal.entity';
+import type { Withdrawal } from './withdrawal.entity';
 import { ASSET_DECIMALS, dec, toFixedDown } from '../domain/money';
 
 /**

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock';
 import { PgListener } from '../db/pg-listener';
-import { Rate } from '../db/entities/rate.entity';
+import { Rate } from './rate.entity';
 
 /**
  * The channel of migration 20261125120200: a statement-level trigger on `rates` sends it (no

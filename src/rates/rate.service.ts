@@ -6,7 +6,7 @@ import { DEFAULT_MIN_DEPOSIT_NGN, QUOTE_CURRENCIES, QuoteCurrency } from '../dom
 import { newId } from '../domain/ids';
 import { dec, Dec } from '../domain/money';
 import { parseRateQuery, priceQuote, rateUnavailable, RateQuery } from '../domain/rates';
-import { Rate } from '../db/entities/rate.entity';
+import { Rate } from './rate.entity';
 import type { RateSource } from '../adapters/fx/rate-source';
 import { lockForTransaction } from '../db/locks';
 import { RATE_SOURCE_DOWN_SINCE_SQL } from '../sandbox';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
-import { SandboxScenario, type FxFailureScenario } from '../db/entities/sandbox-scenario.entity';
+import { SandboxScenario, type FxFailureScenario } from './sandbox-scenario.entity';
 import { executeInTransaction, lockForTransaction } from '../db/locks';
 import { invalidParameter } from '../domain/errors';
 import { dec, isDecimalString } from '../domain/money';

@@ -1,6 +1,6 @@
 import { depositViewFromSnapshot, publicDeposit } from '../deposits';
 import { presentWithdrawal } from '../payouts';
-import type { Withdrawal, WithdrawalStatus } from '../db/entities/withdrawal.entity';
+import type { Withdrawal, WithdrawalStatus } from '../payouts/withdrawal.entity';
 
 import type { OutboxEvent } from '../events';
 

@@ -3,7 +3,7 @@ import type { Clock } from '../clock';
 import { afterCursor, NEWEST_FIRST } from '../db/keyset';
 import { executeInTransaction } from '../db/locks';
 import { TEXT_ARRAY, textArray } from '../db/text-array';
-import { WebhookDelivery } from '../db/entities/webhook-delivery.entity';
+import { WebhookDelivery } from './webhook-delivery.entity';
 import { DomainError, ErrorCode, invalidParameter } from '../domain/errors';
 import type { Cursor } from '../domain/pagination';
 import { noEndpoint, OLDEST_FIRST, unknownEndpoint } from './webhook-endpoint-rows';

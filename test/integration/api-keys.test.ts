@@ -4,7 +4,7 @@ import { AuthService } from '../../src/merchants/auth.service';
 import { MerchantService } from '../../src/merchants/merchant.service';
 import { ApiKeyService, MAX_LIVE_KEYS } from '../../src/merchants/api-key.service';
 import { AuditLogService } from '../../src/operator';
-import { KeyEnvironment } from '../../src/db/entities/api-key.entity';
+import { KeyEnvironment } from '../../src/merchants/api-key.entity';
 import { DomainError, ErrorCode } from '../../src/domain/errors';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { outboxEvents } from '../../src/events';

@@ -4,7 +4,7 @@ import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
 import { createServices, type Services } from '../../src/container';
 import { keyId, parseKey } from '../../src/crypto/secret-box';
-import { Onramp } from '../../src/db/entities/onramp.entity';
+import { Onramp } from '../../src/onramps/onramp.entity';
 import { dec } from '../../src/domain/money';
 import { openCustomer } from '../../src/onramps';
 import { createTestDatabase, openTestOrm } from '../support/db';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { openOrm } from '../../src/db/orm';
+import { openOrm } from '../../src/orm';
 
 function adminUrl(): string {
   const url = process.env.TEST_PG_ADMIN_URL;

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ManualClock } from '../../src/clock';
 import type { Services } from '../../src/container';
-import { Deposit } from '../../src/db/entities/deposit.entity';
+import { Deposit } from '../../src/deposits/deposit.entity';
 import type { DepositView } from '../../src/deposits/deposit-view';
 import { dec } from '../../src/domain/money';
 

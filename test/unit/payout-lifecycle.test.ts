@@ -5,8 +5,8 @@ import {
   WITHDRAWAL_STATUSES,
 } from '../../src/domain/payout-lifecycle';
 import { canMove, checkMove, IllegalTransitionError } from '../../src/domain/transitions';
-import { Payout } from '../../src/db/entities/payout.entity';
-import { Withdrawal } from '../../src/db/entities/withdrawal.entity';
+import { Payout } from '../../src/payouts/payout.entity';
+import { Withdrawal } from '../../src/payouts/withdrawal.entity';
 import { movePayout, moveWithdrawal } from '../../src/payouts/payout-transitions';
 
 /** Every (from, to) pair of a lifecycle, the new row (null) included. */

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SandboxScenario } from '../../db/entities/sandbox-scenario.entity';
+import { SandboxScenario } from '../../sandbox/sandbox-scenario.entity';
 import type { ReturnNotification } from './bank-adapter';
 import type { BankTransfers, OutboundReturn, ReturnOutcome } from './bank-transfers';
 

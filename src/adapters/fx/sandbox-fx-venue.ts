@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Dec, dec } from '../../domain/money';
-import { SandboxScenario, type FxFailureScenario } from '../../db/entities/sandbox-scenario.entity';
+import { SandboxScenario, type FxFailureScenario } from '../../sandbox/sandbox-scenario.entity';
 import {
   FxPermanentFailure,
   FxTemporaryFailure,

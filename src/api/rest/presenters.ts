@@ -1,6 +1,6 @@
-import type { Onramp } from '../../db/entities/onramp.entity';
+import type { Onramp } from '../../onramps/onramp.entity';
 import { onrampStatusAt } from '../../domain/onramp-status';
-import type { Rate } from '../../db/entities/rate.entity';
+import type { Rate } from '../../rates/rate.entity';
 import type { MerchantBalance } from '../../ledger';
 import { dec } from '../../domain/money';
 import { customerSummary, type CustomerSummary } from '../../onramps';

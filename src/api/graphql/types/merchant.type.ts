@@ -1,5 +1,5 @@
 import { Field, GraphQLISODateTime, ID, ObjectType, registerEnumType } from 'type-graphql';
-import { Merchant, MerchantStatus } from '../../../db/entities/merchant.entity';
+import { Merchant, MerchantStatus } from '../../../merchants/merchant.entity';
 import type { MerchantBalance } from '../../../ledger';
 
 registerEnumType(MerchantStatus, { name: 'MerchantStatus' });

@@ -7,12 +7,7 @@ import {
   registerEnumType,
   GraphQLISODateTime,
 } from 'type-graphql';
-import {
-  Onramp,
-  OnrampStatus,
-  OnrampType,
-  SettlementMode,
-} from '../../../db/entities/onramp.entity';
+import { Onramp, OnrampStatus, OnrampType, SettlementMode } from '../../../onramps/onramp.entity';
 import { onrampStatusAt } from '../../../domain/onramp-status';
 import { PageInfoType } from './connection';
 import { dec } from '../../../domain/money';

@@ -1,5 +1,5 @@
 import { Field, Float, ID, Int, ObjectType, GraphQLISODateTime } from 'type-graphql';
-import type { Rate } from '../../../db/entities/rate.entity';
+import type { Rate } from '../../../rates/rate.entity';
 
 @ObjectType('Rate', { description: 'A firm NGN quote; immutable once published.' })
 export class RateType {

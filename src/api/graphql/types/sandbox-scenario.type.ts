@@ -6,7 +6,7 @@ import {
   ObjectType,
   registerEnumType,
 } from 'type-graphql';
-import type { SandboxScenario } from '../../../db/entities/sandbox-scenario.entity';
+import type { SandboxScenario } from '../../../sandbox/sandbox-scenario.entity';
 
 export enum FxFailure {
   NONE = 'NONE',

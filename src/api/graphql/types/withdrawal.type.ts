@@ -7,7 +7,7 @@ import {
   ObjectType,
   registerEnumType,
 } from 'type-graphql';
-import type { Withdrawal } from '../../../db/entities/withdrawal.entity';
+import type { Withdrawal } from '../../../payouts/withdrawal.entity';
 import { presentWithdrawal } from '../../../payouts';
 import { PageInfoType } from './connection';
 

@@ -1,5 +1,5 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
-import type { WithdrawalStatus } from '../../domain/payout-lifecycle';
+import type { WithdrawalStatus } from '../domain/payout-lifecycle';
 
 /** The lifecycle and its table: `src/domain/payout-lifecycle.ts`. */
 export type { WithdrawalStatus };
