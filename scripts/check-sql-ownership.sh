@@ -23,7 +23,7 @@ declare -A OWNER=(
   [payouts]=payouts [payout_transactions]=payouts [withdrawals]=payouts [hot_wallet_nonces]=payouts
   [withdrawal_addresses]=payouts
   [merchants]=merchants [api_keys]=merchants [dashboard_sessions]=merchants
-  [audit_log]=operator [operator_tokens]=operator
+  [audit_log]=audit [operator_tokens]=operator
   [rates]=rates
   [sandbox_scenarios]=sandbox [sandbox_auto_deposits]=sandbox [deployment_switches]=sandbox
   [idempotency_keys]=system [rate_limit_windows]=system [chain_status]=system

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { optionalUrl, positiveInt } from './config-fields';
-import { BANK_PROVIDER_NAMES, type BankProviderName } from './adapters/bank/bank-provider';
+import { BANK_PROVIDER_NAMES, type BankProviderName } from './domain/bank-provider-names';
 
 const providerList = z
   .string()

@@ -4,7 +4,7 @@ import {
   ProviderRoutedTransfers,
   type BankProviderRegistry,
 } from './adapters/bank/bank-providers';
-import { sandboxBankFromConfig } from './adapters/bank/sandbox-bank-from-config';
+import { sandboxBankFromConfig } from './sandbox-bank-from-config';
 import type { Clock } from './clock';
 import type { Config } from './config';
 import { publicBaseUrl } from './config-resolution-links';
@@ -19,7 +19,7 @@ import {
 } from './deposits';
 import { dec } from './domain/money';
 import type { LedgerService } from './ledger';
-import type { AuditLogService } from './operator';
+import type { AuditLogService } from './audit';
 
 /** The bank side of returns, as a test or another deployment hands it in. */
 export interface ReturnAdapters {

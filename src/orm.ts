@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities';
-import { migrationsList } from './db/migrations/index';
+import { migrationsList } from './db/migrations';
 
 export interface OrmOptions {
   databaseUrl: string;

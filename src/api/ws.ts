@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { environmentOf, type Services } from '../container';
 import { merchantContext, type MerchantContext, type Principal } from '../context/request-context';
 import { DomainError, ErrorCode } from '../domain/errors';
-import { hashSecret } from '../merchants';
+import { hashSecret } from '../crypto/secret-hash';
 import { formatGraphQLError } from './graphql/errors';
 import { graphqlDocumentCache, type DocumentCache } from './graphql/document-cache';
 import { cookieValue, sameOrigin, SESSION_COOKIE } from './dashboard/cookies';

@@ -5,7 +5,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import type { Services } from '../container';
 import type { OperatorContext } from '../context/request-context';
-import type { KeyEnvironment } from '../merchants/api-key.entity';
+import type { KeyEnvironment } from '../domain/key-environment';
 import type { DepositView } from '../deposits';
 import { systemClock } from '../clock';
 import { EMBEDDED_STATE_FILE } from '../embedded/paths';

@@ -5,7 +5,7 @@ import type * as OrmModule from '../orm';
 import type * as MikroOrmModule from '@mikro-orm/postgresql';
 import type * as DepositsModule from '../deposits';
 import type * as ReconciliationModule from '../reconciliation';
-import type * as ReencryptModule from '../crypto/reencrypt';
+import type * as ReencryptModule from '../flows/reencrypt-secrets';
 import type * as ReportsModule from '../reports';
 import type * as RequestContextModule from '../context/request-context';
 
@@ -30,6 +30,6 @@ export const lazy = {
   requestContext: (): typeof RequestContextModule => require('../context/request-context'),
   deposits: (): typeof DepositsModule => require('../deposits'),
   reconciliation: (): typeof ReconciliationModule => require('../reconciliation'),
-  reencrypt: (): typeof ReencryptModule => require('../crypto/reencrypt'),
+  reencrypt: (): typeof ReencryptModule => require('../flows/reencrypt-secrets'),
   reports: (): typeof ReportsModule => require('../reports'),
 };

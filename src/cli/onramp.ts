@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { KeyEnvironment } from '../merchants/api-key.entity';
+import type { KeyEnvironment } from '../domain/key-environment';
 import { encodeCursor } from '../domain/pagination';
 import { VERSION } from '../version';
 import {

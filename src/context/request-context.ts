@@ -1,5 +1,5 @@
 import type { Clock } from '../clock';
-import type { KeyEnvironment } from '../merchants/api-key.entity';
+import type { KeyEnvironment } from '../domain/key-environment';
 import type { ApiScope } from '../domain/api-scopes';
 import type { AddressMatcher } from '../domain/allowed-ips';
 

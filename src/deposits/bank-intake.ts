@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BankProvider } from '../adapters/bank/bank-provider';
 import type { DepositIngestionService, IngestOutcome } from './deposit-ingestion.service';
-import { parseInboundTransfer, type InboundTransfer } from './inbound-transfer';
+import { parseInboundTransfer, type InboundTransfer } from '../domain/inbound-transfer';
 
 export type IntakeOutcome =
   | IngestOutcome

@@ -27,11 +27,11 @@ import {
   type FirstStatus,
 } from '../domain/deposit-rules';
 import type { DepositView } from './deposit-view';
-import { parseInboundTransfer, type InboundTransfer } from './inbound-transfer';
+import { parseInboundTransfer, type InboundTransfer } from '../domain/inbound-transfer';
 import type { DepositReturnService } from './deposit-returns.service';
 import { insertDeposit, type NewDeposit } from './new-deposit';
 
-export { parseInboundTransfer, type InboundTransfer } from './inbound-transfer';
+export { parseInboundTransfer, type InboundTransfer } from '../domain/inbound-transfer';
 
 export type IngestOutcome =
   | { kind: 'deposit'; deposit: DepositView; created: boolean }

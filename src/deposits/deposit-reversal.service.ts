@@ -13,7 +13,7 @@ import { dec } from '../domain/money';
 import type { DepositTransitions } from './deposit-transitions';
 import type { LedgerService } from '../ledger';
 import type { PayoutService } from '../payouts';
-import { depositSnapshot } from '../operator';
+import { depositSnapshot } from './deposit-snapshot';
 import { ReturnReversal } from './return-reversal';
 
 /** How long a reversal waits for a settlement batch that holds the deposit to finish. */

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
-import { SettlementMode } from '../onramps/onramp.entity';
+import { SettlementMode } from '../domain/onramp-kinds';
 import { retryOnConflict } from '../db/retry';
 import { newId } from '../domain/ids';
 import { assetForNgn } from '../domain/rates';

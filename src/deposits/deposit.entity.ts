@@ -1,6 +1,6 @@
 import { Entity, Enum, PrimaryKey, Property } from '@mikro-orm/core';
 import type { DepositStatus } from '../domain/deposit-state-machine';
-import { SettlementMode } from '../onramps/onramp.entity';
+import { SettlementMode } from '../domain/onramp-kinds';
 
 /**
  * One NGN bank transfer into an onramp's virtual account. Status changes go through

@@ -2,7 +2,8 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { Deposit } from './deposit.entity';
-import { Merchant, MerchantStatus } from '../merchants/merchant.entity';
+import { Merchant } from '../merchants/merchant.entity';
+import { MerchantStatus } from '../domain/merchant-status';
 import { retryOnConflict } from '../db/retry';
 import type { DepositStatus } from '../domain/deposit-state-machine';
 import { planResolution, ResolutionRefused, type Resolution } from '../domain/deposit-resolution';
@@ -27,7 +28,7 @@ import {
 } from '../domain/resolution-token';
 import { returnedToPayer } from '../domain/return-fee';
 import { dueValue } from '../domain/settings-widening';
-import type { AuditLogService } from '../operator';
+import type { AuditLogService } from '../audit';
 import type { DepositResolutionService } from './deposit-resolution.service';
 import { PayerChoiceRefused, ResolutionLinkRefused, type PayerChoice } from './payer-choice';
 import {

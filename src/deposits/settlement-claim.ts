@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SettlementMode } from '../onramps/onramp.entity';
+import { SettlementMode } from '../domain/onramp-kinds';
 import { executeInTransaction } from '../db/locks';
 import type { DepositStatus } from '../domain/deposit-state-machine';
 import { newestValidRateIdSql, rateColumnSql } from '../rates';

@@ -1,5 +1,5 @@
 import type { Deposit } from './deposit.entity';
-import type { SettlementMode } from '../onramps/onramp.entity';
+import type { SettlementMode } from '../domain/onramp-kinds';
 
 /** A deposit that reached SETTLED, reported once its transaction has committed. */
 export interface SettledDeposit {

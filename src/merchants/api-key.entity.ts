@@ -1,10 +1,7 @@
 import { Entity, Enum, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
+import { KeyEnvironment } from '../domain/key-environment';
+export { KeyEnvironment };
 import { Merchant } from './merchant.entity';
-
-export enum KeyEnvironment {
-  Sandbox = 'sandbox',
-  Production = 'production',
-}
 
 /** A secret or restricted API key, stored only as its SHA-256 hash; the plain key is shown once at issue. */
 @Entity({ tableName: 'api_keys' })

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
-import type { KeyEnvironment } from './api-key.entity';
+import type { KeyEnvironment } from '../domain/key-environment';
 import { executeInTransaction } from '../db/locks';
 import { isApiScope, type ApiScope } from '../domain/api-scopes';
 import { parseAllowedIps } from '../domain/allowed-ips';
@@ -8,8 +8,9 @@ import { DomainError, ErrorCode, invalidParameter, missingParameter } from '../d
 import { TEXT_ARRAY, textArray } from '../db/text-array';
 import { newId, newSecret } from '../domain/ids';
 import type { Cursor } from '../domain/pagination';
-import type { AuditLogService } from '../operator';
-import { hashSecret, KEY_PREFIX, RESTRICTED_KEY_PREFIX } from './merchant.service';
+import type { AuditLogService } from '../audit';
+import { hashSecret } from '../crypto/secret-hash';
+import { KEY_PREFIX, RESTRICTED_KEY_PREFIX } from './merchant.service';
 
 /** What the API shows of a key: never the secret, never its hash. */
 export interface ApiKeyView {

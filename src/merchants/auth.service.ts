@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
-import { KeyEnvironment } from './api-key.entity';
-import { hashSecret, KEY_PREFIX, RESTRICTED_KEY_PREFIX } from './merchant.service';
+import { KeyEnvironment } from '../domain/key-environment';
+import { hashSecret } from '../crypto/secret-hash';
+import { KEY_PREFIX, RESTRICTED_KEY_PREFIX } from './merchant.service';
 import { isApiScope, type ApiScope } from '../domain/api-scopes';
 import { cachedAllowedIpMatcher } from '../domain/allowed-ips';
 import type {

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
 import { keyPrincipal, type AuthService, type SecretKeyPrincipal } from './auth.service';
-import { hashSecret } from './merchant.service';
+import { hashSecret } from '../crypto/secret-hash';
 
 export interface DashboardSession {
   /** The cookie value: shown once, stored only as a hash. */

@@ -6,7 +6,10 @@ export { AuthService, requireSecretKey } from './auth.service';
 export { DashboardSessionService } from './dashboard-session.service';
 export { ApiKeyService, MAX_LIVE_KEYS } from './api-key.service';
 export type { ApiKeyView } from './api-key.service';
-export { MerchantService, hashSecret } from './merchant.service';
+export { MerchantService } from './merchant.service';
+export { merchantSnapshot } from './merchant-snapshot';
+export { lockMerchant } from './merchant-lock';
+export type { MerchantRecord } from './merchant-lock';
 export type { IssuedKey } from './merchant.service';
 export { liveApiKeys, liveDashboardSessions } from './credential-reads';
 export {

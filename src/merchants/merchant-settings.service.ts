@@ -18,7 +18,7 @@ import {
 } from '../domain/payer-resolution';
 import { parseAllowedOrigins } from '../domain/allowed-origins';
 import { writeMerchantEvent } from '../events';
-import type { AuditLogService } from '../operator';
+import type { AuditLogService } from '../audit';
 import type { PendingChange } from '../domain/settings-widening';
 import {
   applyDue,

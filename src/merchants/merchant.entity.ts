@@ -1,9 +1,6 @@
 import { Entity, Enum, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
-
-export enum MerchantStatus {
-  ACTIVE = 'ACTIVE',
-  FROZEN = 'FROZEN',
-}
+import { MerchantStatus } from '../domain/merchant-status';
+export { MerchantStatus };
 
 @Entity({ tableName: 'merchants' })
 export class Merchant {

@@ -1,10 +1,12 @@
-import { hash } from 'node:crypto';
+import { hashSecret } from '../crypto/secret-hash';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
 import { newId, newSecret } from '../domain/ids';
-import { ApiKey, KeyEnvironment } from './api-key.entity';
-import { Merchant, MerchantStatus } from './merchant.entity';
+import { ApiKey } from './api-key.entity';
+import { KeyEnvironment } from '../domain/key-environment';
+import { Merchant } from './merchant.entity';
+import { MerchantStatus } from '../domain/merchant-status';
 
 export const KEY_PREFIX: Record<KeyEnvironment, string> = {
   [KeyEnvironment.Sandbox]: 'sk_test_',
@@ -16,11 +18,6 @@ export const RESTRICTED_KEY_PREFIX: Record<KeyEnvironment, string> = {
   [KeyEnvironment.Sandbox]: 'rk_test_',
   [KeyEnvironment.Production]: 'rk_live_',
 };
-
-/** SHA-256 in hex, in one call (runs on every authenticated request). */
-export function hashSecret(secret: string): string {
-  return hash('sha256', secret, 'hex');
-}
 
 export interface IssuedKey {
   keyId: string;

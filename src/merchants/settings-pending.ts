@@ -12,7 +12,7 @@ import {
   type StoredPendingChange,
 } from '../domain/settings-widening';
 import { writeMerchantEvent } from '../events';
-import type { AuditLogService } from '../operator';
+import type { AuditLogService } from '../audit';
 
 /**
  * The settings a widening can touch (API.md, "Money leaves only where it should (v0.3)"): a

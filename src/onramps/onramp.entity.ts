@@ -1,22 +1,6 @@
 import { Entity, Enum, PrimaryKey, Property } from '@mikro-orm/core';
-
-export enum OnrampType {
-  THROWAWAY = 'THROWAWAY',
-  EPHEMERAL = 'EPHEMERAL',
-  PERMANENT = 'PERMANENT',
-}
-
-export enum OnrampStatus {
-  ACTIVE = 'ACTIVE',
-  EXPIRED = 'EXPIRED',
-  COMPLETED = 'COMPLETED',
-  DEACTIVATED = 'DEACTIVATED',
-}
-
-export enum SettlementMode {
-  AUTO_WITHDRAW = 'AUTO_WITHDRAW',
-  MERCHANT_BALANCE = 'MERCHANT_BALANCE',
-}
+import { OnrampType, OnrampStatus, SettlementMode } from '../domain/onramp-kinds';
+export { OnrampType, OnrampStatus, SettlementMode };
 
 /**
  * An onramp: one virtual account for one end user. Settlement columns, type, rate and account

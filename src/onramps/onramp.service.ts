@@ -12,9 +12,11 @@ import {
   type CreateOnrampInput,
   type ValidOnrampRequest,
 } from '../domain/onramp-input';
-import { Merchant, MerchantStatus } from '../merchants/merchant.entity';
-import { Onramp, OnrampStatus, OnrampType, SettlementMode } from './onramp.entity';
-import { hashSecret } from '../merchants';
+import { Merchant } from '../merchants/merchant.entity';
+import { MerchantStatus } from '../domain/merchant-status';
+import { Onramp } from './onramp.entity';
+import { OnrampStatus, OnrampType, SettlementMode } from '../domain/onramp-kinds';
+import { hashSecret } from '../crypto/secret-hash';
 import type { RateService } from '../rates';
 import type { VirtualAccountService } from './virtual-account.service';
 import type { AccountProvisioning, PreparedAccount } from './account-provisioning';

@@ -3,7 +3,7 @@ import type { Clock } from '../clock';
 import { executeInTransaction } from '../db/locks';
 import { DomainError, ErrorCode } from '../domain/errors';
 import { newId, newSecret } from '../domain/ids';
-import { hashSecret } from '../merchants';
+import { hashSecret } from '../crypto/secret-hash';
 
 export const OPERATOR_TOKEN_PREFIX = 'op_';
 const BEARER_OPERATOR = /^Bearer (op_[A-Za-z0-9]{20,100})$/;

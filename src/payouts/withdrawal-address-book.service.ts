@@ -8,7 +8,7 @@ import { newId } from '../domain/ids';
 import type { Cursor } from '../domain/pagination';
 import { WITHDRAWAL_ADDRESS_LIMIT } from '../domain/withdrawal-addresses';
 import { writeMerchantEvent } from '../events';
-import type { AuditLogService } from '../operator';
+import type { AuditLogService } from '../audit';
 import {
   claimDueActivations,
   countLiveEntries,

@@ -3,6 +3,10 @@
  * Everything else in this folder is the module's own.
  */
 export { SandboxService } from './sandbox.service';
+export { SandboxFxVenue } from './sandbox-fx-venue';
+export type { SandboxFxVenueOptions } from './sandbox-fx-venue';
+export { SandboxBankTransfers } from './sandbox-bank-transfers';
+export type { SandboxBankOptions } from './sandbox-bank-transfers';
 export {
   chainOutageScenario,
   RATE_SOURCE_DOWN_SINCE_SQL,

@@ -1,6 +1,6 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
-
-export type FxFailureScenario = 'NONE' | 'TEMPORARY' | 'PERMANENT';
+import type { FxFailureScenario } from '../domain/sandbox-scenarios';
+export type { FxFailureScenario };
 
 /**
  * Fault scenarios a sandbox merchant sets through `setSandboxScenario`. Each applies to that

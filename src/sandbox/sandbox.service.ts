@@ -1,11 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
-import { SandboxScenario, type FxFailureScenario } from './sandbox-scenario.entity';
+import { SandboxScenario } from './sandbox-scenario.entity';
+import { type FxFailureScenario } from '../domain/sandbox-scenarios';
 import { executeInTransaction, lockForTransaction } from '../db/locks';
 import { invalidParameter } from '../domain/errors';
 import { dec, isDecimalString } from '../domain/money';
 import { parseChain } from '../domain/addresses';
-import type { AuditLogService } from '../operator';
+import type { AuditLogService } from '../audit';
 
 export interface ScenarioInput {
   rateSourceDown?: boolean | null;

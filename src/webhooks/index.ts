@@ -8,7 +8,6 @@ export { WebhookDispatcher } from './webhook-dispatcher';
 export { WebhookEndpointService } from './webhook-endpoint.service';
 export type { EndpointInput, EndpointPatch, WebhookEndpointView } from './webhook-endpoint.service';
 export { MAX_ENDPOINTS_PER_MERCHANT } from './webhook-endpoint-rows';
-export { webhookEnvelope } from './webhook-envelope';
 export { resealWebhookSecrets } from './webhook-secret-reseal';
 export { WebhookLogService } from './webhook-log.service';
 export type { WebhookAttemptView, WebhookDeliveryView } from './webhook-log.service';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { executeInTransaction } from '../db/locks';
-import type { WebhookDeliveryStatus } from './webhook-delivery.entity';
+import type { WebhookDeliveryStatus } from '../domain/webhook-delivery-status';
 import type { WebhookResponse } from '../adapters/webhook/webhook-sender';
 import { Batcher, type Settled } from '../lib/batching';
 import type { AttemptOutcome, ClaimedDelivery } from './webhook-delivery.service';

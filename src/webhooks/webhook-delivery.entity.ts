@@ -1,6 +1,6 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
-
-export type WebhookDeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+import type { WebhookDeliveryStatus } from '../domain/webhook-delivery-status';
+export type { WebhookDeliveryStatus };
 
 /**
  * One outbox event owed to one of a merchant's endpoints (the trigger `events_webhook_delivery` writes

@@ -6,7 +6,7 @@ import { TEXT_ARRAY, textArray } from '../db/text-array';
 import { nextAttemptAt } from '../domain/webhook-schedule';
 import type { WebhookRequest, WebhookResponse } from '../adapters/webhook/webhook-sender';
 import { webhookHeaders } from '../adapters/webhook/webhook-signer';
-import type { OutboxEvent } from './webhook-envelope';
+import type { OutboxEvent } from '../events';
 import { WebhookEndpointService } from './webhook-endpoint.service';
 import { outboxEvents } from '../events';
 import { WebhookAttemptRecorder } from './webhook-attempt-recorder';

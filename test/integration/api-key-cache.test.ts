@@ -6,7 +6,7 @@ import { AuthService } from '../../src/merchants/auth.service';
 import { MerchantService } from '../../src/merchants/merchant.service';
 import { KEY_CACHE_LISTENER_APPLICATION_NAME } from '../../src/merchants/api-key-revocations';
 import type { ApiKeyRevocations } from '../../src/merchants/api-key-revocations';
-import { KeyEnvironment } from '../../src/merchants/api-key.entity';
+import { KeyEnvironment } from '../../src/domain/key-environment';
 import { DomainError } from '../../src/domain/errors';
 import { createTestDatabase, openTestOrm } from '../support/db';
 

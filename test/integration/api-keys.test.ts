@@ -3,12 +3,12 @@ import { ManualClock } from '../../src/clock';
 import { AuthService } from '../../src/merchants/auth.service';
 import { MerchantService } from '../../src/merchants/merchant.service';
 import { ApiKeyService, MAX_LIVE_KEYS } from '../../src/merchants/api-key.service';
-import { AuditLogService } from '../../src/operator';
-import { KeyEnvironment } from '../../src/merchants/api-key.entity';
+import { AuditLogService } from '../../src/audit';
+import { KeyEnvironment } from '../../src/domain/key-environment';
 import { DomainError, ErrorCode } from '../../src/domain/errors';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { outboxEvents } from '../../src/events';
-import { webhookEnvelope } from '../../src/webhooks/webhook-envelope';
+import { webhookEnvelope } from '../../src/flows/webhook-envelope';
 
 async function codeOf(promise: Promise<unknown>): Promise<ErrorCode> {
   const error = await promise.then(

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
 import { AuthService } from '../../src/merchants/auth.service';
 import { MerchantService } from '../../src/merchants/merchant.service';
-import { KeyEnvironment } from '../../src/merchants/api-key.entity';
+import { KeyEnvironment } from '../../src/domain/key-environment';
 import { DomainError, ErrorCode } from '../../src/domain/errors';
 import { createTestDatabase, openTestOrm } from '../support/db';
 

@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
 import { createServices, environmentOf, type Services } from '../../src/container';
-import { hashSecret } from '../../src/merchants/merchant.service';
+import { hashSecret } from '../../src/crypto/secret-hash';
 import { CREDENTIAL_REVOKED } from '../../src/events/channels';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { eventually } from '../support/stack';

@@ -3,7 +3,7 @@ import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
 import { createServices, type Services } from '../../src/container';
 import { REASON } from '../../src/domain/deposit-reasons';
-import { KeyEnvironment } from '../../src/merchants/api-key.entity';
+import { KeyEnvironment } from '../../src/domain/key-environment';
 import { checkLedger } from '../../src/reconciliation/ledger-check';
 import { Dec, dec } from '../../src/domain/money';
 import { createTestDatabase, openTestOrm } from '../support/db';

@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ReturnNotification } from '../../src/adapters/bank/bank-adapter';
-import { SandboxBankTransfers } from '../../src/adapters/bank/sandbox-bank-transfers';
+import { SandboxBankTransfers } from '../../src/sandbox/sandbox-bank-transfers';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
 import { createServices, type Services } from '../../src/container';

@@ -3,7 +3,7 @@ import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
 import { createServices, type Services } from '../../src/container';
 import { dec } from '../../src/domain/money';
-import { SandboxFxVenue } from '../../src/adapters/fx/sandbox-fx-venue';
+import { SandboxFxVenue } from '../../src/sandbox/sandbox-fx-venue';
 import {
   placeOrders,
   type FxOrder,

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { DEPOSIT_SQL, KEY_SQL } from '../../bench/lib/bare-deposit-sql';
 import { ManualClock } from '../../src/clock';
 import { merchantContext } from '../../src/context/request-context';
-import { KeyEnvironment } from '../../src/merchants/api-key.entity';
+import { KeyEnvironment } from '../../src/domain/key-environment';
 import { DepositQueryService } from '../../src/deposits/deposit-query.service';
 import { API_KEY_SQL } from '../../src/merchants/auth.service';
 

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { loadConfig } from '../../src/config';
-import { SettlementMode } from '../../src/onramps/onramp.entity';
+import { SettlementMode } from '../../src/domain/onramp-kinds';
 import { DEPOSIT_STATUSES } from '../../src/domain/deposit-state-machine';
 import { createGatewayMetrics } from '../../src/metrics/gateway-metrics';
 import { createJobRunnerMetrics } from '../../src/metrics/job-runner-metrics';

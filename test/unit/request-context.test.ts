@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ManualClock } from '../../src/clock';
-import { KeyEnvironment } from '../../src/merchants/api-key.entity';
+import { KeyEnvironment } from '../../src/domain/key-environment';
 import {
   merchantContext,
   operatorContext,

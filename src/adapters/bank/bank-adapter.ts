@@ -1,5 +1,6 @@
 import { DomainError, ErrorCode } from '../../domain/errors';
-import type { InboundTransfer } from '../../deposits';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { InboundTransfer } from '../../domain/inbound-transfer';
 
 /**
  * The bank's outcome of one of our outbound returns to a payer. `reference` is the idempotency
@@ -80,3 +81,6 @@ export function headerValue(headers: BankNotificationHeaders, name: string): str
   const value = headers[name.toLowerCase()];
   return Array.isArray(value) ? value[0] : value;
 }
+
+/** Delivers a return's outcome notification (over HTTP, or in-process in the sandbox). */
+export type ReturnNotifier = (event: ReturnNotification, em: EntityManager) => Promise<void>;

@@ -1,10 +1,10 @@
-import type { InboundTransfer } from '../../deposits';
+import type { InboundTransfer } from '../../domain/inbound-transfer';
 import type { BankNotificationAdapter } from './bank-adapter';
 import type { BankTransfers } from './bank-transfers';
 
-/** The names `BANK_PROVIDERS` takes; `{provider}` in `POST /bank/{provider}/notifications`. */
-export const BANK_PROVIDER_NAMES = ['sandbox', 'hmac', 'paystack', 'monnify'] as const;
-export type BankProviderName = (typeof BANK_PROVIDER_NAMES)[number];
+import type { BankProviderName } from '../../domain/bank-provider-names';
+
+export { BANK_PROVIDER_NAMES, type BankProviderName } from '../../domain/bank-provider-names';
 
 /**
  * What the merchant told us about the payer (`customer` on `POST /v1/onramp`), which a

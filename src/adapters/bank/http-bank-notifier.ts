@@ -5,7 +5,7 @@ import {
   BANK_TIMESTAMP_HEADER,
   signBankNotification,
 } from './hmac-bank-adapter';
-import type { ReturnNotifier } from './sandbox-bank-transfers';
+import type { ReturnNotifier } from './bank-adapter';
 
 const TIMEOUT_MS = 10_000;
 

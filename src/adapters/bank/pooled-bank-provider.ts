@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock';
-import type { InboundTransfer } from '../../deposits';
+import type { InboundTransfer } from '../../domain/inbound-transfer';
 import { BankSignatureError, type BankEvent, type BankNotificationAdapter } from './bank-adapter';
 import type {
   BankProvider,

@@ -1,6 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import { KeyEnvironment } from '../../merchants/api-key.entity';
+import { KeyEnvironment } from '../../domain/key-environment';
 import { DomainError, ErrorCode } from '../../domain/errors';
 import { decodeCursor, encodeCursor, parseFirst } from '../../domain/pagination';
 import { narrowedTo } from '../../context/request-context';

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Field, GraphQLISODateTime, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import type { Merchant } from '../../merchants/merchant.entity';
-import type { AuditEntry } from '../../operator';
+import type { AuditEntry } from '../../audit';
 import { PageInfoType } from '../graphql/types/connection';
 
 export enum DepositResolutionEnum {

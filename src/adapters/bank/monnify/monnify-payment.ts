@@ -1,4 +1,4 @@
-import type { InboundTransfer } from '../../../deposits';
+import type { InboundTransfer } from '../../../domain/inbound-transfer';
 import { isJsonObject, type JsonValue } from './exact-json';
 import {
   bankCode,

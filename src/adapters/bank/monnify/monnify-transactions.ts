@@ -1,4 +1,4 @@
-import type { InboundTransfer } from '../../../deposits';
+import type { InboundTransfer } from '../../../domain/inbound-transfer';
 import { dec } from '../../../domain/money';
 import type { TransferConfirmation } from '../bank-provider';
 import { JsonNumber, isJsonObject } from './exact-json';

@@ -1,4 +1,4 @@
-import type { InboundTransfer } from '../../../deposits';
+import type { InboundTransfer } from '../../../domain/inbound-transfer';
 import { BankPayloadError } from '../bank-adapter';
 import {
   fullAccountNumber,

@@ -1,6 +1,6 @@
 import type { Clock } from '../../../clock';
 import type { Config } from '../../../config';
-import type { InboundTransfer } from '../../../deposits';
+import type { InboundTransfer } from '../../../domain/inbound-transfer';
 import type {
   AccountRequest,
   BankProvider,

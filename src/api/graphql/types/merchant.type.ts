@@ -1,5 +1,6 @@
 import { Field, GraphQLISODateTime, ID, ObjectType, registerEnumType } from 'type-graphql';
-import { Merchant, MerchantStatus } from '../../../merchants/merchant.entity';
+import { Merchant } from '../../../merchants/merchant.entity';
+import { MerchantStatus } from '../../../domain/merchant-status';
 import type { MerchantBalance } from '../../../ledger';
 
 registerEnumType(MerchantStatus, { name: 'MerchantStatus' });

@@ -7,7 +7,8 @@ import {
   registerEnumType,
   GraphQLISODateTime,
 } from 'type-graphql';
-import { Onramp, OnrampStatus, OnrampType, SettlementMode } from '../../../onramps/onramp.entity';
+import { Onramp } from '../../../onramps/onramp.entity';
+import { OnrampStatus, OnrampType, SettlementMode } from '../../../domain/onramp-kinds';
 import { onrampStatusAt } from '../../../domain/onramp-status';
 import { PageInfoType } from './connection';
 import { dec } from '../../../domain/money';

@@ -1,5 +1,5 @@
-import { invalidParameter, missingParameter } from '../domain/errors';
-import { dec, isDecimalString } from '../domain/money';
+import { invalidParameter, missingParameter } from './errors';
+import { dec, isDecimalString } from './money';
 
 /** One inbound NGN transfer, from the bank adapter or the sandbox. */
 export interface InboundTransfer {

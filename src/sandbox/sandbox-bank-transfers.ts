@@ -1,10 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SandboxScenario } from '../../sandbox/sandbox-scenario.entity';
-import type { ReturnNotification } from './bank-adapter';
-import type { BankTransfers, OutboundReturn, ReturnOutcome } from './bank-transfers';
+import { SandboxScenario } from './sandbox-scenario.entity';
+import type { ReturnNotification, ReturnNotifier } from '../adapters/bank/bank-adapter';
+
+export type { ReturnNotifier };
+import type { BankTransfers, OutboundReturn, ReturnOutcome } from '../adapters/bank/bank-transfers';
 
 /** Delivers a return's outcome to the service, as the bank's notification would. */
-export type ReturnNotifier = (event: ReturnNotification, em: EntityManager) => Promise<void>;
 
 export interface SandboxBankOptions {
   /** How long a return stays "processing" before its notification is sent. */

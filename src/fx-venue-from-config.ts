@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Clock } from '../../clock';
-import type { Config } from '../../config';
-import { BushaClient } from './busha/busha-client';
-import { BushaFxVenue } from './busha/busha-fx-venue';
-import type { FxVenue } from './fx-venue';
-import { SandboxFxVenue } from './sandbox-fx-venue';
+import type { Clock } from './clock';
+import type { Config } from './config';
+import { BushaClient } from './adapters/fx/busha/busha-client';
+import { BushaFxVenue } from './adapters/fx/busha/busha-fx-venue';
+import type { FxVenue } from './adapters/fx/fx-venue';
+import { SandboxFxVenue } from './sandbox';
 
 /** The venue `FX_VENUE` names, bound to an EntityManager per settlement batch. */
 export function fxVenueFromConfig(config: Config, clock: Clock): (em: EntityManager) => FxVenue {

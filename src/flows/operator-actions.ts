@@ -1,21 +1,27 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
-import { Deposit } from '../deposits/deposit.entity';
-import type { KeyEnvironment } from '../merchants/api-key.entity';
-import { Merchant, MerchantStatus } from '../merchants/merchant.entity';
+import type { KeyEnvironment } from '../domain/key-environment';
+import { MerchantStatus } from '../domain/merchant-status';
 import { retryOnConflict } from '../db/retry';
 import type { Resolution } from '../domain/deposit-resolution';
 import { DomainError, ErrorCode, invalidParameter } from '../domain/errors';
-import type { AuditLogService } from './audit-log.service';
-import { depositSnapshot, merchantSnapshot } from './audit-snapshots';
+import type { AuditLogService } from '../audit';
 import {
+  depositSnapshot,
+  lockDeposit,
+  type DepositRecord,
   type DepositResolutionService,
   type DepositReversalService,
   type ReversalOutcome,
 } from '../deposits';
-import type { IssuedKey, MerchantService } from '../merchants';
-import type { IssuedOperatorToken, OperatorTokenService } from './operator-token.service';
+import {
+  lockMerchant,
+  merchantSnapshot,
+  type IssuedKey,
+  type MerchantRecord,
+  type MerchantService,
+} from '../merchants';
+import type { IssuedOperatorToken, OperatorTokenService } from '../operator';
 import type { WebhookDeliveryView, WebhookLogService } from '../webhooks';
 
 const DEPOSIT_ID = /^dep_[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -41,7 +47,7 @@ export class OperatorService {
     actor: string,
     name: string,
     environment: KeyEnvironment,
-  ): Promise<{ merchant: Merchant; key: IssuedKey }> {
+  ): Promise<{ merchant: MerchantRecord; key: IssuedKey }> {
     return em.fork().transactional(async (tx) => {
       const merchant = await this.merchants.create(tx, name);
       const key = await this.merchants.issueKey(tx, merchant.id, environment);
@@ -67,14 +73,10 @@ export class OperatorService {
     actor: string,
     merchantId: string,
     frozen: boolean,
-  ): Promise<Merchant> {
+  ): Promise<MerchantRecord> {
     return retryOnConflict(() =>
       em.fork().transactional(async (tx) => {
-        const merchant = await tx.findOne(
-          Merchant,
-          { id: merchantId },
-          { lockMode: LockMode.PESSIMISTIC_WRITE },
-        );
+        const merchant = await lockMerchant(tx, merchantId);
         if (!merchant) throw new DomainError(ErrorCode.NotFound, `No merchant ${merchantId}`);
         const status = frozen ? MerchantStatus.FROZEN : MerchantStatus.ACTIVE;
         if (merchant.status === status) return merchant;
@@ -104,15 +106,11 @@ export class OperatorService {
     actor: string,
     depositId: string,
     resolution: Resolution,
-  ): Promise<Deposit> {
+  ): Promise<DepositRecord> {
     if (!DEPOSIT_ID.test(depositId)) throw invalidParameter('deposit_id', 'is not a deposit id');
     return retryOnConflict(() =>
       em.fork().transactional(async (tx) => {
-        const deposit = await tx.findOne(
-          Deposit,
-          { id: depositId },
-          { lockMode: LockMode.PESSIMISTIC_WRITE },
-        );
+        const deposit = await lockDeposit(tx, depositId);
         if (!deposit) throw new DomainError(ErrorCode.NotFound, `No deposit ${depositId}`);
         const before = depositSnapshot(deposit);
         await this.resolutions.resolveLocked(tx, deposit, resolution, `operator:${actor}`);

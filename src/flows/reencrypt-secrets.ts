@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { resealOnrampCustomers } from '../onramps';
 import { resealIdempotentResponses } from '../system';
 import { resealWebhookSecrets, type WebhookEndpointService } from '../webhooks';
-import type { SecretBox } from './secret-box';
+import type { SecretBox } from '../crypto/secret-box';
 
 export interface ReencryptReport {
   /** The key every value is sealed under now. */

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Dec, dec } from '../../domain/money';
-import { SandboxScenario, type FxFailureScenario } from '../../sandbox/sandbox-scenario.entity';
+import { Dec, dec } from '../domain/money';
+import { SandboxScenario } from './sandbox-scenario.entity';
+import { type FxFailureScenario } from '../domain/sandbox-scenarios';
 import {
   FxPermanentFailure,
   FxTemporaryFailure,
@@ -8,7 +9,7 @@ import {
   type FxOrder,
   type FxOutcome,
   type FxVenue,
-} from './fx-venue';
+} from '../adapters/fx/fx-venue';
 
 export interface SandboxFxVenueOptions {
   /** Milliseconds each call takes, as a real venue's round trip would (0: none). */

@@ -1,5 +1,4 @@
-import type { Deposit } from '../deposits/deposit.entity';
-import type { Merchant } from '../merchants/merchant.entity';
+import type { Deposit } from './deposit.entity';
 
 /** What the audit log keeps of a deposit before and after an operator action (no PII). */
 export function depositSnapshot(deposit: Deposit): Record<string, unknown> {
@@ -13,8 +12,4 @@ export function depositSnapshot(deposit: Deposit): Record<string, unknown> {
     reversed_at: deposit.reversedAt?.toISOString() ?? null,
     tx_hash: deposit.txHash,
   };
-}
-
-export function merchantSnapshot(merchant: Merchant): Record<string, unknown> {
-  return { status: merchant.status, name: merchant.name };
 }

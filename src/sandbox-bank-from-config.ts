@@ -1,8 +1,18 @@
-import type { Clock } from '../../clock';
-import type { Config } from '../../config';
-import type { ReturnOutcomes } from '../../deposits';
-import { httpBankNotifier } from './http-bank-notifier';
-import { SandboxBankTransfers, type ReturnNotifier } from './sandbox-bank-transfers';
+import type { Clock } from './clock';
+import type { Config } from './config';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { httpBankNotifier } from './adapters/bank/http-bank-notifier';
+import type { ReturnNotifier } from './adapters/bank/bank-adapter';
+import { SandboxBankTransfers } from './sandbox';
+import type { ReturnNotification } from './adapters/bank/bank-adapter';
+
+/**
+ * Where an outcome goes in-process: the deposits module's return outcomes (a port, so this
+ * file imports no module).
+ */
+export interface ReturnOutcomeSink {
+  notified(em: EntityManager, event: ReturnNotification): Promise<unknown>;
+}
 
 /**
  * The default bank for returns: the sandbox bank, notifying each outcome after
@@ -13,7 +23,7 @@ import { SandboxBankTransfers, type ReturnNotifier } from './sandbox-bank-transf
 export function sandboxBankFromConfig(
   config: Config,
   clock: Clock,
-  outcomes: ReturnOutcomes,
+  outcomes: ReturnOutcomeSink,
   onNotifyError?: (error: unknown, reference: string) => void,
 ): SandboxBankTransfers {
   const notify: ReturnNotifier =

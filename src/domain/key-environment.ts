@@ -1,0 +1,4 @@
+export enum KeyEnvironment {
+  Sandbox = 'sandbox',
+  Production = 'production',
+}

@@ -1,0 +1,4 @@
+export enum MerchantStatus {
+  ACTIVE = 'ACTIVE',
+  FROZEN = 'FROZEN',
+}

@@ -1,0 +1,17 @@
+export enum OnrampType {
+  THROWAWAY = 'THROWAWAY',
+  EPHEMERAL = 'EPHEMERAL',
+  PERMANENT = 'PERMANENT',
+}
+
+export enum OnrampStatus {
+  ACTIVE = 'ACTIVE',
+  EXPIRED = 'EXPIRED',
+  COMPLETED = 'COMPLETED',
+  DEACTIVATED = 'DEACTIVATED',
+}
+
+export enum SettlementMode {
+  AUTO_WITHDRAW = 'AUTO_WITHDRAW',
+  MERCHANT_BALANCE = 'MERCHANT_BALANCE',
+}

@@ -1,0 +1,1 @@
+export type FxFailureScenario = 'NONE' | 'TEMPORARY' | 'PERMANENT';

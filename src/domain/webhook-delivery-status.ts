@@ -1,0 +1,1 @@
+export type WebhookDeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
