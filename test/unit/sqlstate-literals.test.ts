@@ -21,7 +21,7 @@ function sourceFiles(dir: string): string[] {
 /** Every quoted 5-character SQLSTATE pg-failures.ts itself knows, plus common others. */
 function knownCodes(): Set<string> {
   const home = readFileSync(join(ROOT, HOME), 'utf8');
-  const own = [...home.matchAll(/'([0-9A-Z]{5})'/g)].map((m) => m[1]);
+  const own = [...home.matchAll(/'([0-9][0-9A-Z]{4})'/g)].map((m) => m[1]);
   // Not classified there, but their appearance elsewhere would be the same knowledge.
   const others = ['23502', '23503', '23514', '25P02', '42601', '42703', '53300', '57014'];
   return new Set([...own, ...others]);
