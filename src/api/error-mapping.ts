@@ -1,4 +1,4 @@
-import { ConnectionException, DeadlockException, LockWaitTimeoutException } from '@mikro-orm/core';
+import { classifyPgFailure } from '../db/pg-failures';
 import { DomainError, ErrorCode, httpStatusOf } from '../domain/errors';
 
 export interface MappedError {
@@ -23,28 +23,32 @@ interface FastifyLikeError {
   validationContext?: string;
 }
 
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  '57P01',
-  '57P03',
-  '08006',
-  '08001',
-  '08003',
-]);
-
-/** Postgres and driver failures that mean "a dependency is down": 503, retryable. */
-function isUnavailable(error: unknown): boolean {
-  if (error instanceof ConnectionException) return true;
-  if (error instanceof DeadlockException || error instanceof LockWaitTimeoutException) return true;
-  const code = (error as { code?: string } | null)?.code;
-  if (code && NETWORK_CODES.has(code)) return true;
-  const message = (error as { message?: string } | null)?.message ?? '';
-  return /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection/i.test(
-    message,
-  );
+/**
+ * A database failure that reached a transport (pg-failures.ts sorts it). A unique violation
+ * is a request that raced a concurrent one changing the same thing and lost: 409, the
+ * contract's one conflict code, whose message names no table or constraint; logged with its
+ * stack, as no code path expected the race. Lost races still lost after retryOnConflict's
+ * reruns, lock timeouts and an unreachable database: 503, retry shortly.
+ */
+function mapDatabaseFailure(error: unknown): MappedError | null {
+  switch (classifyPgFailure(error)?.kind) {
+    case 'unique_violation':
+      return {
+        ...known(
+          ErrorCode.IdempotencyConflict,
+          'The request conflicts with a concurrent change to the same resource; nothing was changed',
+        ),
+        unexpected: true,
+      };
+    case 'serialization':
+    case 'deadlock':
+    case 'exclusion':
+    case 'lock_timeout':
+    case 'unavailable':
+      return known(ErrorCode.ServiceUnavailable, 'A dependency is unavailable; retry shortly');
+    default:
+      return null;
+  }
 }
 
 function parameterName(error: FastifyLikeError): string {
@@ -95,9 +99,8 @@ export function mapError(error: unknown): MappedError {
   if (error instanceof SyntaxError && e.statusCode === 400) {
     return known(ErrorCode.InvalidParameter, 'Request body is not valid JSON');
   }
-  if (isUnavailable(error)) {
-    return known(ErrorCode.ServiceUnavailable, 'A dependency is unavailable; retry shortly');
-  }
+  const database = mapDatabaseFailure(error);
+  if (database) return database;
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     if (e.statusCode === 404) return known(ErrorCode.NotFound, 'Not found');
     if (e.statusCode === 413)

@@ -1,5 +1,6 @@
 // How `onramp` fails: exit codes, error codes, and one way of printing an error. Kept free of
 // heavy imports: usage errors and `--help` must not load the ORM to report themselves.
+import { classifyPgFailure } from '../db/pg-failures';
 
 /** The exit codes `docs/cli.md` documents; scripts branch on them, so they never change. */
 export const EXIT = {
@@ -50,36 +51,6 @@ export interface ErrorReport {
   stack?: string;
 }
 
-/** Node socket errors that mean "no database there", not a bug. */
-const UNREACHABLE = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-]);
-
-/**
- * PostgreSQL SQLSTATEs of a database that cannot be used as configured: connection exceptions
- * (class 08), bad credentials (class 28), no such database, shutting down or starting up.
- */
-function isUnusableDatabase(code: string): boolean {
-  return /^(08|28)/.test(code) || ['3D000', '57P01', '57P02', '57P03'].includes(code);
-}
-
-/** The error and its causes, outermost first (drivers wrap the socket's error). */
-function chainOf(error: unknown): Array<{ code?: unknown; message?: unknown; name?: unknown }> {
-  const chain = [];
-  let current: unknown = error;
-  for (let depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
-    chain.push(current as { code?: unknown; message?: unknown });
-    current = (current as { cause?: unknown }).cause;
-  }
-  return chain;
-}
-
 /** Sorts any thrown value into what the operator sees: a code, a message and an exit code. */
 export function classify(error: unknown): ErrorReport {
   if (error instanceof CliFailure) {
@@ -109,23 +80,20 @@ export function classify(error: unknown): ErrorReport {
       exitCode: EXIT.configuration,
     };
   }
-  for (const link of chainOf(error)) {
-    const code = typeof link.code === 'string' ? link.code : '';
-    const message = String(link.message ?? '');
-    if (UNREACHABLE.has(code) || isUnusableDatabase(code)) {
-      return {
-        code: 'database_unavailable',
-        message: `cannot use the database: ${message}`,
-        exitCode: EXIT.database,
-      };
-    }
-    if (code === '42P01') {
-      return {
-        code: 'database_not_migrated',
-        message: `the database lacks a table (run \`onramp db migrate\`): ${message.split(' - ').pop()}`,
-        exitCode: EXIT.database,
-      };
-    }
+  const database = classifyPgFailure(error);
+  if (database?.kind === 'unavailable' || database?.kind === 'misconfigured') {
+    return {
+      code: 'database_unavailable',
+      message: `cannot use the database: ${database.message}`,
+      exitCode: EXIT.database,
+    };
+  }
+  if (database?.kind === 'missing_table') {
+    return {
+      code: 'database_not_migrated',
+      message: `the database lacks a table (run \`onramp db migrate\`): ${database.message.split(' - ').pop()}`,
+      exitCode: EXIT.database,
+    };
   }
   const err = error instanceof Error ? error : new Error(String(error));
   return {

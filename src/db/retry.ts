@@ -1,18 +1,12 @@
+import { classifyPgFailure, isLostRace } from './pg-failures';
+
 /**
- * SQLSTATEs that mean "another transaction won a race; running again will succeed":
- * exclusion violation (a virtual account picked by two allocations at once), serialization
- * failure and deadlock. Retried here, once, instead of reaching a client as a 500.
+ * Whether the error says "another transaction won a race; running again will succeed"
+ * (pg-failures.ts decides: serialization failure, deadlock, exclusion violation). Retried
+ * here instead of reaching a client as an error.
  */
-const RETRYABLE = new Set(['23P01', '40001', '40P01']);
-
-function sqlStateOf(error: unknown): string | undefined {
-  const e = error as { sqlState?: string; code?: string; cause?: unknown } | null;
-  return e?.sqlState ?? e?.code ?? (e?.cause ? sqlStateOf(e.cause) : undefined);
-}
-
 export function isRetryableConflict(error: unknown): boolean {
-  const state = sqlStateOf(error);
-  return state !== undefined && RETRYABLE.has(state);
+  return isLostRace(classifyPgFailure(error));
 }
 
 /**
