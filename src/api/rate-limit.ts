@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Principal } from '../context/request-context';
 import type { Clock } from '../clock';
@@ -56,6 +57,11 @@ export class PostgresRateLimitStore {
     const end = windowStart + this.timeWindowMs;
     return hits.map((hit, i) => ({ value: { current: last - n + 1 + i, ttl: end - hit.now } }));
   }
+
+  /** The plugin's per-route store; no route sets its own limit, so every route shares this one. */
+  child(): PostgresRateLimitStore {
+    return this;
+  }
 }
 
 /** One store per process: API keys (`key:`, `onramp:`) and addresses (`ip:`) count in it. */
@@ -64,8 +70,9 @@ export function createRateLimitStore(orm: MikroORM, clock: Clock): PostgresRateL
 }
 
 /**
- * The wait in the 429 message, worded as @fastify/rate-limit worded it (`@lukeed/ms`'s long
- * form) for the 1-60 s a window can have left: "1 second", "42 seconds", "1 minute".
+ * The wait in the 429 message, worded as @fastify/rate-limit words it (`@lukeed/ms`'s long
+ * form) for the 1-60 s a window can have left: "1 second", "42 seconds", "1 minute". Ours, so
+ * the plugin's 429 and a counted 403's 429 (`countKeyRefusal`) read alike from one place.
  */
 export function retryInWords(seconds: number): string {
   if (seconds >= 60) return '1 minute';
@@ -77,31 +84,44 @@ const bucketOf = (principal: Principal): string =>
   principal.kind === 'secret_key' ? `key:${principal.keyId}` : `onramp:${principal.onrampId}`;
 
 /**
- * The per-key limit; unauthenticated requests are limited per address (address-limit.ts).
- * After authentication (onRequest) and before the body is read (preParsing), every request
- * with a principal is counted; the answer carries `RateLimit-Limit`, `RateLimit-Remaining` and
- * `RateLimit-Reset` (API.md), and one past the limit is refused with 429 and `Retry-After`.
- *
- * This was @fastify/rate-limit with the shared store until issue 23: the same headers, the same
- * refusal and the same counts, without the plugin's promises and awaits on every request (its
- * key generator, allow list and store call each awaited): the hook is a plain callback, and a
- * request waits only for its count.
+ * The plugin constructs its store from the class it is given (`new store(settings)`); this
+ * one hands it the process's shared store, so the per-address limit counts in the same one.
  */
-export function registerRateLimit(
+const sharedStore = (store: PostgresRateLimitStore): FastifyRateLimitStoreCtor =>
+  function SharedStore() {
+    return store;
+  } as unknown as FastifyRateLimitStoreCtor;
+
+/**
+ * The per-key limit, by @fastify/rate-limit; unauthenticated requests are limited per address
+ * (address-limit.ts). After authentication (onRequest) and before the body is read
+ * (preParsing), every request with a principal is counted; the answer carries
+ * `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (API.md, the draft names),
+ * and one past the limit is refused with 429 and `Retry-After`. Every route registered after
+ * this is limited (the plugin adds its hook to each route as it is added).
+ *
+ * Issue 23 had replaced the plugin with a hand-written hook; issue 34 measured both in one run
+ * and brought the plugin back (docs/decisions.md, "Rate limiting").
+ */
+export async function registerRateLimit(
   app: FastifyInstance,
   options: { store: PostgresRateLimitStore; perMinute: number },
-): void {
-  const { store, perMinute: max } = options;
-  app.addHook('preParsing', (request, reply, payload, done) => {
-    const principal = request.principal;
+): Promise<void> {
+  await app.register(rateLimit, {
+    global: true,
+    hook: 'preParsing',
+    max: options.perMinute,
+    timeWindow: 60_000,
+    enableDraftSpec: true,
+    // A count the store cannot take fails the request (the limit is not skipped).
+    skipOnError: false,
+    store: sharedStore(options.store),
+    // Asked before the allow list; 'anonymous' is never counted (allowed below).
+    keyGenerator: (request) => (request.principal ? bucketOf(request.principal) : 'anonymous'),
     // Public routes, the dashboard's pages and operator routes: no merchant principal.
-    if (principal === undefined) return done(null, payload);
-    store.incr(bucketOf(principal), (error, result) => {
-      if (error || !result) return done(error ?? new Error('the rate-limit store gave no count'));
-      const exceeded = answerCount(reply, result, max);
-      if (exceeded) return done(exceeded);
-      done(null, payload);
-    });
+    allowList: (request) => request.principal === undefined,
+    errorResponseBuilder: (_request, context) =>
+      limitError(context.max, Math.ceil(context.ttl / 1000)),
   });
 }
 

@@ -199,7 +199,7 @@ export async function buildGateway(options: GatewayOptions) {
 
   // The same options as `npm run openapi` (docs/openapi.json), so both documents agree.
   await app.register(swagger, openApiOptions(options.version));
-  registerRateLimit(app, keyLimit);
+  await registerRateLimit(app, keyLimit);
 
   // Root hooks: every POST route, /graphql included, honours Idempotency-Key.
   registerIdempotency(app, { idempotency: services.idempotency });

@@ -1,6 +1,6 @@
 import { retryInWords } from '../../src/api/rate-limit';
 
-/** The 429 message's wait, worded as @fastify/rate-limit worded it before the hook was ours. */
+/** The 429 message's wait, worded as @fastify/rate-limit words it (`@lukeed/ms`'s long form). */
 describe('retryInWords', () => {
   it.each([
     [1, '1 second'],
