@@ -3,8 +3,8 @@ import { assetForNgn } from '../domain/rates';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import type { Deposit } from './deposit.entity';
-import { Payout } from '../payouts/payout.entity';
-import { Rate } from '../rates/rate.entity';
+import { latestPayoutOf, type PayoutRecord as Payout } from '../payouts';
+import { getRate, newestValidRate, type RateRecord as Rate } from '../rates';
 import { REASON } from '../domain/deposit-reasons';
 import {
   planResolution,
@@ -146,7 +146,7 @@ export class DepositResolutionService {
   }
 
   private latestPayout(tx: EntityManager, depositId: string): Promise<Payout | null> {
-    return tx.findOne(Payout, { depositId }, { orderBy: { createdAt: 'desc', id: 'desc' } });
+    return latestPayoutOf(tx, depositId);
   }
 
   private async released(tx: EntityManager, payout: Payout): Promise<boolean> {
@@ -155,14 +155,8 @@ export class DepositResolutionService {
 
   /** The newest valid rate for what the deposit converts to. */
   private async currentRate(tx: EntityManager, deposit: Deposit): Promise<Rate> {
-    const to = deposit.rateId
-      ? (await tx.findOneOrFail(Rate, { id: deposit.rateId })).to
-      : (deposit.asset ?? 'USD');
-    const rate = await tx.findOne(
-      Rate,
-      { to, expiresAt: { $gt: this.clock.now() } },
-      { orderBy: { createdAt: 'desc' } },
-    );
+    const to = deposit.rateId ? (await getRate(tx, deposit.rateId)).to : (deposit.asset ?? 'USD');
+    const rate = await newestValidRate(tx, to, this.clock.now());
     if (!rate) {
       throw new DomainError(
         ErrorCode.RateUnavailable,

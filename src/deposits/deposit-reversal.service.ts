@@ -3,7 +3,6 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { Deposit } from './deposit.entity';
-import { Payout } from '../payouts/payout.entity';
 import { retryOnConflict } from '../db/retry';
 import { REASON } from '../domain/deposit-reasons';
 import type { DepositStatus } from '../domain/deposit-state-machine';
@@ -12,7 +11,7 @@ import { ngnHoldingOf, OPERATOR, transfer } from '../domain/ledger';
 import { dec } from '../domain/money';
 import type { DepositTransitions } from './deposit-transitions';
 import type { LedgerService } from '../ledger';
-import type { PayoutService } from '../payouts';
+import { lockPendingPayoutOf, type PayoutService } from '../payouts';
 import { depositSnapshot } from './deposit-snapshot';
 import { ReturnReversal } from './return-reversal';
 
@@ -173,11 +172,7 @@ export class DepositReversalService {
    */
   private async stopPayout(tx: EntityManager, depositId: string): Promise<void> {
     // Earlier payouts of a deposit resolved by an operator are closed; only a PENDING one stops.
-    const payout = await tx.findOne(
-      Payout,
-      { depositId, status: 'PENDING' },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
+    const payout = await lockPendingPayoutOf(tx, depositId);
     if (payout) {
       await this.payouts.cancelLocked(tx, payout, 'bank reversal', null);
     }

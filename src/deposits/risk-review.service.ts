@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { executeInTransaction } from '../db/locks';
-import type { Payout } from '../payouts/payout.entity';
+import type { PayoutRecord as Payout } from '../payouts';
 import { newId } from '../domain/ids';
 import { parseBlocklist, reviewPayout, type RiskDecision } from '../domain/risk-rules';
 import { riskRejectScenario } from '../sandbox';

@@ -1,6 +1,7 @@
 import { depositViewFromSnapshot, publicDeposit } from '../deposits';
 import { presentWithdrawal } from '../payouts';
-import type { Withdrawal, WithdrawalStatus } from '../payouts/withdrawal.entity';
+import type { WithdrawalRecord as Withdrawal } from '../payouts';
+import type { WithdrawalStatus } from '../domain/payout-lifecycle';
 
 import type { OutboxEvent } from '../events';
 

@@ -9,6 +9,7 @@ export type { ApiKeyView } from './api-key.service';
 export { MerchantService } from './merchant.service';
 export { merchantSnapshot } from './merchant-snapshot';
 export { lockMerchant } from './merchant-lock';
+export { findMerchant, getMerchant } from './merchant-reads';
 export type { MerchantRecord } from './merchant-lock';
 export type { IssuedKey } from './merchant.service';
 export { liveApiKeys, liveDashboardSessions } from './credential-reads';

@@ -15,3 +15,7 @@ export {
   type CustomerFieldName,
   type CustomerSummary,
 } from './onramp-customer-store';
+
+import type { Onramp } from './onramp.entity';
+/** A onramp as transports and other modules see it: read-only. */
+export type OnrampRecord = Readonly<Onramp>;

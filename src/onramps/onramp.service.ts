@@ -12,7 +12,7 @@ import {
   type CreateOnrampInput,
   type ValidOnrampRequest,
 } from '../domain/onramp-input';
-import { Merchant } from '../merchants/merchant.entity';
+import { findMerchant, lockMerchant } from '../merchants';
 import { MerchantStatus } from '../domain/merchant-status';
 import { Onramp } from './onramp.entity';
 import { OnrampStatus, OnrampType, SettlementMode } from '../domain/onramp-kinds';
@@ -71,7 +71,7 @@ export class OnrampService {
   ): Promise<CreatedOnramp> {
     const request = parseCreateOnramp(input);
     // A frozen merchant hears so first, whatever the rate; the locked check below decides races.
-    const merchant = await em.findOne(Merchant, { id: merchantId }, { fields: ['status', 'name'] });
+    const merchant = await findMerchant(em, merchantId);
     if (merchant?.status === MerchantStatus.FROZEN) throw merchantFrozen();
     await checkOnrampRate(this.rates, this.clock, em, merchantId, request);
     const id = newId('onr', this.clock);
@@ -103,11 +103,8 @@ export class OnrampService {
     id: string,
     prepared: PreparedAccount,
   ): Promise<CreateOutcome> {
-    const merchant = await tx.findOneOrFail(
-      Merchant,
-      { id: merchantId },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
+    const merchant = await lockMerchant(tx, merchantId);
+    if (!merchant) throw new Error(`merchant ${merchantId} vanished while creating an onramp`);
     if (merchant.status === MerchantStatus.FROZEN) return { frozen: true };
     const now = this.clock.now();
     const [{ created }] = await executeInTransaction<{ created: number }>(

@@ -16,3 +16,10 @@ export type {
 } from './withdrawal-address-book.service';
 export { presentWithdrawalAddress } from './withdrawal-address-view';
 export type { WithdrawalAddressView } from './withdrawal-address-view';
+
+import type { Withdrawal } from './withdrawal.entity';
+/** A withdrawal as transports and other modules see it: read-only. */
+export type WithdrawalRecord = Readonly<Withdrawal>;
+
+export { latestPayoutOf, lockPendingPayoutOf } from './payout-reads';
+export type { PayoutRecord } from './payout-reads';

@@ -1,13 +1,11 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
-import { Deposit } from '../deposits/deposit.entity';
 import type { Payout } from './payout.entity';
 import { retryOnConflict } from '../db/retry';
 import { REASON } from '../domain/deposit-reasons';
 import { transfer } from '../domain/ledger';
 import { dec } from '../domain/money';
-import type { DepositTransitions } from '../deposits';
+import { lockDeposit, type DepositTransitions } from '../deposits';
 import type { LedgerService } from '../ledger';
 import { payoutHolding, payoutReturn } from './payout-ledger';
 import { lockedPayout, savePayouts } from './payout-store';
@@ -64,11 +62,8 @@ export class PayoutCanceller {
     });
     if (payout.depositId) {
       if (depositReason === null) return;
-      const deposit = await tx.findOneOrFail(
-        Deposit,
-        { id: payout.depositId },
-        { lockMode: LockMode.PESSIMISTIC_WRITE },
-      );
+      const deposit = await lockDeposit(tx, payout.depositId);
+      if (!deposit) throw new Error(`deposit ${payout.depositId} of payout ${payout.id} not found`);
       if (deposit.status === 'PENDING_WITHDRAWAL') {
         await this.transitions.moveTo(tx, deposit, 'FLAGGED', { reason: depositReason });
       }

@@ -2,7 +2,7 @@ import { lockAvailableBalance, type LedgerService } from '../ledger';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { afterCursor, NEWEST_FIRST } from '../db/keyset';
 import type { Clock } from '../clock';
-import { Merchant } from '../merchants/merchant.entity';
+import { getMerchant } from '../merchants';
 import { MerchantStatus } from '../domain/merchant-status';
 import { Withdrawal } from './withdrawal.entity';
 import { retryOnConflict } from '../db/retry';
@@ -77,7 +77,7 @@ export class WithdrawalService {
     const valid = this.validate(input);
     return retryOnConflict(() =>
       em.fork().transactional(async (tx) => {
-        const merchant = await tx.findOneOrFail(Merchant, { id: merchantId });
+        const merchant = await getMerchant(tx, merchantId);
         if (merchant.status === MerchantStatus.FROZEN) {
           throw new DomainError(
             ErrorCode.MerchantFrozen,

@@ -3,4 +3,9 @@
  * Everything else in this folder is the module's own.
  */
 export { RateService } from './rate.service';
+export { getRate, newestValidRate } from './rate-reads';
 export { newestValidRateIdSql, pricingRateLateralSql, rateColumnSql } from './rate-sql';
+
+import type { Rate } from './rate.entity';
+/** A rate as transports and other modules see it: read-only. */
+export type RateRecord = Readonly<Rate>;

@@ -14,3 +14,7 @@ export {
 } from './scenario-reads';
 export { sandboxPayer } from './sandbox-payer';
 export type { SandboxPayerInput } from './sandbox-payer';
+
+import type { SandboxScenario } from './sandbox-scenario.entity';
+/** A sandboxScenario as transports and other modules see it: read-only. */
+export type SandboxScenarioRecord = Readonly<SandboxScenario>;

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Field, GraphQLISODateTime, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import type { Merchant } from '../../merchants/merchant.entity';
+import type { MerchantRecord as Merchant } from '../../merchants';
 import type { AuditEntry } from '../../audit';
 import { PageInfoType } from '../graphql/types/connection';
 

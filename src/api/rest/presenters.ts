@@ -1,6 +1,6 @@
-import type { Onramp } from '../../onramps/onramp.entity';
+import type { OnrampRecord as Onramp } from '../../onramps';
 import { onrampStatusAt } from '../../domain/onramp-status';
-import type { Rate } from '../../rates/rate.entity';
+import type { RateRecord as Rate } from '../../rates';
 import type { MerchantBalance } from '../../ledger';
 import { dec } from '../../domain/money';
 import { customerSummary, type CustomerSummary } from '../../onramps';

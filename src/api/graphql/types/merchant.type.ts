@@ -1,5 +1,5 @@
 import { Field, GraphQLISODateTime, ID, ObjectType, registerEnumType } from 'type-graphql';
-import { Merchant } from '../../../merchants/merchant.entity';
+import type { MerchantRecord as Merchant } from '../../../merchants';
 import { MerchantStatus } from '../../../domain/merchant-status';
 import type { MerchantBalance } from '../../../ledger';
 

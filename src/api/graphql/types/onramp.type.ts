@@ -7,7 +7,7 @@ import {
   registerEnumType,
   GraphQLISODateTime,
 } from 'type-graphql';
-import { Onramp } from '../../../onramps/onramp.entity';
+import type { OnrampRecord as Onramp } from '../../../onramps';
 import { OnrampStatus, OnrampType, SettlementMode } from '../../../domain/onramp-kinds';
 import { onrampStatusAt } from '../../../domain/onramp-status';
 import { PageInfoType } from './connection';

@@ -1,5 +1,5 @@
 import { Field, Float, ID, Int, ObjectType, GraphQLISODateTime } from 'type-graphql';
-import type { Rate } from '../../../rates/rate.entity';
+import type { RateRecord as Rate } from '../../../rates';
 
 @ObjectType('Rate', { description: 'A firm NGN quote; immutable once published.' })
 export class RateType {

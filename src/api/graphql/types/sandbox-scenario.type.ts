@@ -6,7 +6,7 @@ import {
   ObjectType,
   registerEnumType,
 } from 'type-graphql';
-import type { SandboxScenario } from '../../../sandbox/sandbox-scenario.entity';
+import type { SandboxScenarioRecord as SandboxScenario } from '../../../sandbox';
 
 export enum FxFailure {
   NONE = 'NONE',

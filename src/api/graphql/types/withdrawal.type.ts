@@ -7,7 +7,7 @@ import {
   ObjectType,
   registerEnumType,
 } from 'type-graphql';
-import type { Withdrawal } from '../../../payouts/withdrawal.entity';
+import type { WithdrawalRecord as Withdrawal } from '../../../payouts';
 import { presentWithdrawal } from '../../../payouts';
 import { PageInfoType } from './connection';
 
