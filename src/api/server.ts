@@ -8,9 +8,7 @@ import { errorBody, ErrorCode } from '../domain/errors';
 import { environmentOf, type Services } from '../container';
 import { merchantContext, type Principal } from '../context/request-context';
 import { forbidden } from '../context/read-scope';
-import { createApollo, persistedQueryCache } from './graphql/apollo';
-import { formatGraphQLError } from './graphql/errors';
-import { HotQueries } from './graphql/hot-queries';
+import { createApollo } from './graphql/apollo';
 import { graphqlHttpHandler } from './graphql/http-handler';
 import { graphqlDocumentCache } from './graphql/document-cache';
 import { buildGraphQLSchema } from './graphql/schema';
@@ -216,23 +214,14 @@ export async function buildGateway(options: GatewayOptions) {
   const schema = await buildGraphQLSchema();
   // One parse and validation per distinct document, whichever transport brings it.
   const documents = graphqlDocumentCache(schema, production);
-  const persistedQueries = persistedQueryCache();
   const apollo = createApollo(schema, {
     production,
     documents,
-    persistedQueries,
     log: app.log,
     plugins: [fastifyApolloDrainPlugin(app as unknown as FastifyInstance)],
   });
   await apollo.start();
-  const hotQueries = new HotQueries(
-    schema,
-    documents,
-    persistedQueries,
-    formatGraphQLError(app.log),
-  );
-  metrics.countHotQueries(() => hotQueries.answered);
-  const graphqlHandler = graphqlHttpHandler(apollo, hotQueries, async (request) => ({
+  const graphqlHandler = graphqlHttpHandler(apollo, async (request) => ({
     em: request.em,
     principal: request.principal!,
     requestContext: requestContextOf(request),

@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
 import { registerDepositsGauge } from './deposits';
 import { registerHttpMetrics, type RequestObserver } from './http';
 import { registerLogMetrics } from './logs';
@@ -9,18 +9,11 @@ import { createRegistry } from './registry';
 /** How often the deposit gauge is counted unless told otherwise. */
 export const DEPOSITS_REFRESH_MS = 15_000;
 
-/** Queries answered without Apollo's pipeline, by executor (src/api/graphql/hot-queries.ts). */
-export interface HotQueryCounts {
-  graphqlJs: number;
-}
-
 export interface GatewayMetrics {
   registry: Registry;
   observeRequest: RequestObserver;
   /** Tells the websocket gauge where to count open sockets (set once graphql-ws is attached). */
   countWebSockets(count: () => number): void;
-  /** Tells the hot-path counter where its counts are (set once the GraphQL route exists). */
-  countHotQueries(answered: () => HotQueryCounts): void;
   /** Counts deposits now instead of at the next tick of the timer. */
   refreshDeposits(): Promise<void>;
   /** Stops the deposit gauge's timer. */
@@ -56,26 +49,11 @@ export function createGatewayMetrics(options: {
       this.set(sockets());
     },
   });
-  let hotQueries: () => HotQueryCounts = () => ({ graphqlJs: 0 });
-  new Counter({
-    name: 'onramp_graphql_hot_queries_total',
-    help: "GraphQL queries over HTTP answered without Apollo's request pipeline, by executor.",
-    labelNames: ['executor'],
-    registers: [registry],
-    collect() {
-      const answered = hotQueries();
-      this.reset();
-      this.inc({ executor: 'graphql-js' }, answered.graphqlJs);
-    },
-  });
   return {
     registry,
     observeRequest,
     countWebSockets: (count) => {
       sockets = count;
-    },
-    countHotQueries: (answered) => {
-      hotQueries = answered;
     },
     refreshDeposits: deposits.refresh,
     close: deposits.stop,

@@ -6,7 +6,7 @@ import { createMerchant, startStack, type Stack } from '../support/stack';
 
 /**
  * A GraphQL document executes once per request, whatever its result: an answer with an error
- * is never worked out twice (once by the hot path, then again by Apollo). Seen from outside
+ * is never worked out twice (as when a hot path beside Apollo handed it on). Seen from outside
  * through PostgreSQL itself: `pg_stat_statements` counts every statement the gateway runs
  * against the deposits table, and a mutation's effects are counted through the REST API.
  */

@@ -19,7 +19,7 @@ import { costDependsOnVariables } from './limits';
  * the body's NUL check never saw them), and a cost over the limit when page sizes are given as
  * variables (validation, done once per document, measured it without them).
  */
-export function variablesRefusal(
+function variablesRefusal(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | null | undefined,
@@ -67,7 +67,7 @@ export const PERSISTED_QUERY_LIMITS = {
 };
 
 /** The persisted queries' store (Apollo's keys: `apq:` and the document's SHA-256). */
-export function persistedQueryCache(): BoundedCache<string> {
+function persistedQueryCache(): BoundedCache<string> {
   return new BoundedCache<string>(PERSISTED_QUERY_LIMITS, (query) => query.length);
 }
 
@@ -79,14 +79,12 @@ export function createApollo<TContext extends object = GraphQLContext>(
     plugins?: ApolloServerPlugin[];
     /** Parsed and validated documents, shared with graphql-ws (none: Apollo's own store). */
     documents?: DocumentCache;
-    /** Persisted queries (none: a store of its own), shared with the hot path. */
-    persistedQueries?: BoundedCache<string>;
   },
 ): ApolloServer<TContext> {
   return new ApolloServer<TContext>({
     schema,
     ...(options.documents ? { documentStore: options.documents.documentStore } : {}),
-    persistedQueries: { cache: options.persistedQueries ?? persistedQueryCache() },
+    persistedQueries: { cache: persistedQueryCache() },
     // Introspection is refused by the gateway's own rule in production (gatewayExtraRules), the
     // same on HTTP and the websocket; Apollo's would add a second, differently shaped error.
     introspection: true,

@@ -17,7 +17,7 @@ export { NESTED_FIELD_SCOPES } from './field-scopes';
  * its parent (`NESTED_FIELD_SCOPES`, complete by construction: a schema with a crossing field
  * not in the table, or an object type not classified, is refused here) is wrapped the same
  * way, so the refusal is at the nested field's path, null there, wherever the field appears
- * (aliases, fragments, HTTP or graphql-ws, Apollo or the hot path: one schema). Only those few
+ * (aliases, fragments, HTTP (Apollo) or graphql-ws: one schema). Only those few
  * fields are wrapped: a document that selects none of them pays nothing, and one that does
  * pays a scope lookup per resolved instance (a wrapper on every field would cost every read).
  */

@@ -7,12 +7,13 @@ import { randomAddress, settledBalanceDeposit } from '../support/onramps';
 import { createMerchant, startStack, type Stack } from '../support/stack';
 
 /**
- * The hot path (src/api/graphql/hot-queries.ts) against Apollo, through a real gateway: every
- * case is sent REPEAT times. The first time Apollo answers (the gateway has not seen the
- * document), then the hot path does, errors included, unless it decided before executing to
- * leave the request to Apollo. Every answer of a case must be byte for byte the first one:
- * status, content type, cache-control and body. The job runner is stopped once the data is in,
- * so nothing changes between answers; the gateway's metrics show the hot path answering.
+ * A document's first answer against its next ones, through a real gateway: every case is sent
+ * REPEAT times. The first time Apollo parses and validates the document (the gateway has not
+ * seen it); from then on its pipeline takes it from the shared document cache (its document
+ * store). Every answer of a case must be byte for byte the first one: status, content type,
+ * cache-control and body, errors included. The job runner is stopped once the data is in, so
+ * nothing changes between answers. (Until issue 34 a hot path answered the repeats outside
+ * Apollo's pipeline; these are the answers it was held to.)
  */
 const REPEAT = 14;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -28,7 +29,7 @@ interface Case {
   contentType?: string;
 }
 
-describe('GraphQL hot path: the same answers as Apollo', () => {
+describe('GraphQL: a cached document answers as it did the first time', () => {
   let stack: Stack;
   let key: string;
   let ratesOnlyKey: string;
@@ -39,7 +40,7 @@ describe('GraphQL hot path: the same answers as Apollo', () => {
   beforeAll(async () => {
     const databaseUrl = await createTestDatabase();
     stack = await startStack(databaseUrl, { env: { RATE_LIMIT_PER_MINUTE: '100000' } });
-    key = (await createMerchant(databaseUrl, 'Hot Reader')).api_key;
+    key = (await createMerchant(databaseUrl, 'Repeat Reader')).api_key;
     const { deposit, onramp } = await settledBalanceDeposit(stack.url, key, '25000');
     depositId = deposit.deposit_id;
     onrampId = onramp.onramp_id;
@@ -83,21 +84,10 @@ describe('GraphQL hot path: the same answers as Apollo', () => {
     return `${head}\n${await response.text()}`;
   }
 
-  async function hotCounts(): Promise<{ js: number }> {
-    const text = await (await fetch(`${stack.internalUrl}/metrics`)).text();
-    const count = (executor: string) =>
-      Number(
-        new RegExp(`onramp_graphql_hot_queries_total\\{executor="${executor}"\\} (\\d+)`).exec(
-          text,
-        )?.[1] ?? NaN,
-      );
-    return { js: count('graphql-js') };
-  }
-
   /**
-   * Every answer the same as the first (Apollo's); the first returned. The case's name goes
-   * into its document as a comment, so the gateway sees the document for the first time and
-   * Apollo answers first, even when another case sent the same query.
+   * Every answer the same as the first; the first returned. The case's name goes into its
+   * document as a comment, so the gateway sees the document for the first time (parses and
+   * validates it) on the first send, even when another case sent the same query.
    */
   async function sameEveryTime(c: Case): Promise<string> {
     const fresh = c.query === undefined ? c : { ...c, query: `${c.query}\n# case: ${c.name}` };
@@ -129,8 +119,7 @@ describe('GraphQL hot path: the same answers as Apollo', () => {
     return Object.fromEntries(names.map((name) => [name, values[name]]));
   };
 
-  it('answers every dashboard query as Apollo does, once Apollo has seen it', async () => {
-    const before = await hotCounts();
+  it('answers every dashboard query alike, once the gateway has seen it', async () => {
     const queries = Object.entries(dashboard as Record<string, unknown>).filter(
       (entry): entry is [string, string] =>
         typeof entry[1] === 'string' && /^\s*query\b/.test(entry[1]),
@@ -141,9 +130,6 @@ describe('GraphQL hot path: the same answers as Apollo', () => {
       expect(first).toMatch(/^200 application\/json; charset=utf-8 no-store\n\{"data":\{/);
       expect(first).not.toContain('"errors"');
     }
-    const after = await hotCounts();
-    // All but each document's first answer came from the hot path.
-    expect(after.js - before.js).toBe(queries.length * (REPEAT - 1));
   });
 
   it('answers fragments, aliases, directives, pages and named operations alike', async () => {
@@ -204,7 +190,7 @@ describe('GraphQL hot path: the same answers as Apollo', () => {
     expect(first).not.toContain('"errors"');
   });
 
-  it('refuses and fails exactly as Apollo does, every time', async () => {
+  it('refuses and fails alike, every time', async () => {
     const cases: Case[] = [
       { name: 'no operation chosen', query: 'query A { __typename } query B { __typename }' },
       { name: 'unknown operation', query: 'query A { __typename }', operationName: 'B' },
@@ -225,20 +211,16 @@ describe('GraphQL hot path: the same answers as Apollo', () => {
         query: `{ rate(from: "NGN") { from } __proto__: deposit(id: "${depositId}") { id } }`,
       },
       { name: 'invalid document', query: '{ deposit { nope } }' },
-      // Apollo's CSRF prevention refuses a body a form could send; the hot path never sees it.
+      // Apollo's CSRF prevention refuses a body a form could send.
       { name: 'plain text body', query: dashboard.MERCHANT_QUERY, contentType: 'text/plain' },
     ];
-    const before = await hotCounts();
     for (const c of cases) {
       const first = await sameEveryTime(c);
       expect(first).toContain('"errors"');
     }
-    // Those refused by a resolver were answered by the hot path after Apollo's first (at
-    // least the three refused for their credential), byte for byte as Apollo answered.
-    expect((await hotCounts()).js - before.js).toBeGreaterThanOrEqual(3 * (REPEAT - 1));
   });
 
-  it('answers each accept header with the content type Apollo chose for it', async () => {
+  it('answers each accept header with the same content type every time', async () => {
     const query = dashboard.RATE_QUERY;
     const variables = { from: 'NGN', to: 'USDT' };
     const accepts = [
