@@ -4,6 +4,7 @@ import { systemClock } from '../src/clock';
 import { serviceLogger } from '../src/logger';
 import { openOrm } from '../src/orm';
 import { requireDatabaseUrl } from '../src/db/database-url';
+import { JOBS_LISTEN_APPLICATION_NAME, NotificationHub } from '../src/db/notification-hub';
 import { createServices } from '../src/container';
 import { refuseSimulationsInProduction } from '../src/config-production';
 import { startBankProviderChecks } from '../src/adapters/bank/bank-providers';
@@ -143,8 +144,15 @@ async function main(): Promise<void> {
       services.payouts.signPendingSoon(() => orm.em.fork(), c, config.PAYOUT_SIGN_GATHER_MS);
     }
   };
-  const depositEvents = listenForDepositEvents(
+  // The one LISTEN connection of this process.
+  const notifications = new NotificationHub({
     databaseUrl,
+    applicationName: JOBS_LISTEN_APPLICATION_NAME,
+    log,
+  });
+  await notifications.start();
+  const depositEvents = listenForDepositEvents(
+    notifications,
     log,
     () => void webhooks.wake(),
     () => void settlement.wake(),
@@ -190,6 +198,7 @@ async function main(): Promise<void> {
     // Webhook attempts in flight finish and are recorded; nothing new is claimed.
     await webhooks.stop();
     await agendaStore.close();
+    await notifications.stop();
     // Health and metrics answer until the end of the drain.
     await http.close();
     metrics.close();
