@@ -76,8 +76,15 @@ async function main(): Promise<void> {
   for (const { chain, why } of services.chains.missing()) {
     log.warn({ chain }, `${chain} payouts wait: ${why}`);
   }
+  // The one LISTEN connection of this process: Agenda's notices and the work triggers below.
+  const notifications = new NotificationHub({
+    databaseUrl,
+    applicationName: JOBS_LISTEN_APPLICATION_NAME,
+    log,
+  });
+  await notifications.start();
   const agendaName = `jobs-${process.pid}`;
-  const agendaStore = await connectAgenda(config, databaseUrl, agendaName, log);
+  const agendaStore = await connectAgenda(config, databaseUrl, agendaName, log, notifications);
   const { agenda } = agendaStore;
   const mongoDb = agendaStore.mongoDb();
   if (mongoHealth && mongoDb) mongoHealth.attach(mongoDb);
@@ -144,13 +151,6 @@ async function main(): Promise<void> {
       services.payouts.signPendingSoon(() => orm.em.fork(), c, config.PAYOUT_SIGN_GATHER_MS);
     }
   };
-  // The one LISTEN connection of this process.
-  const notifications = new NotificationHub({
-    databaseUrl,
-    applicationName: JOBS_LISTEN_APPLICATION_NAME,
-    log,
-  });
-  await notifications.start();
   const depositEvents = listenForDepositEvents(
     notifications,
     log,
