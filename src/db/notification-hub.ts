@@ -39,6 +39,8 @@ export const GATEWAY_LISTEN_APPLICATION_NAME = 'onramp-gateway-listen';
 export const JOBS_LISTEN_APPLICATION_NAME = 'onramp-jobs-listen';
 
 const MAX_RETRY_MS = 15_000;
+/** A server that accepts the socket but never answers must not hold the attempt forever. */
+const CONNECT_TIMEOUT_MS = 10_000;
 const quoted = (channel: string) => `"${channel.replace(/"/g, '')}"`;
 
 /**
@@ -105,20 +107,26 @@ export class NotificationHub {
     return subscription;
   }
 
-  /** Closes the connection once; subscribers are not told (they are stopping too). */
+  /**
+   * Closes the connection once (an attempt under way included: it ends without telling
+   * anyone); subscribers are not told (they are stopping too).
+   */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     const client = this.current;
+    const live = this.live;
     this.current = undefined;
     this.live = undefined;
     this.entries.clear();
     if (client) {
       client.removeAllListeners('end');
-      await client.end().catch(() => undefined);
+      const ending = client.end().catch(() => undefined);
+      // A connection still being made may never finish ending (a server that accepted the
+      // socket and says nothing): its attempt gives up at CONNECT_TIMEOUT_MS instead.
+      if (client === live) await ending;
     }
-    await this.connecting;
   }
 
   private async unsubscribe(entry: Entry): Promise<void> {
@@ -158,6 +166,7 @@ export class NotificationHub {
     const client = new Client({
       connectionString: this.options.databaseUrl,
       application_name: this.options.applicationName,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     });
     this.current = client;
     this.listened = new Map();
