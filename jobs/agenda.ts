@@ -5,6 +5,8 @@ import { Client, Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../src/config';
+import type { NotificationHub } from '../src/db/notification-hub';
+import { HubNotificationChannel } from './agenda-notifications';
 
 /**
  * Agenda's store: PostgreSQL (the same database) by default; MongoDB, the owner's production
@@ -24,22 +26,28 @@ export function createAgenda(
   databaseUrl: string,
   name: string,
   log: Logger,
-  mongo?: MongoClient,
+  store: { mongo: MongoClient } | { notifications: NotificationHub },
 ): AgendaStore {
+  const mongo = 'mongo' in store ? store.mongo : undefined;
   let pool: Pool | undefined;
-  if (!mongo) {
+  let backend: PostgresBackend | MongoBackend;
+  let channel: HubNotificationChannel | InMemoryNotificationChannel;
+  if ('notifications' in store) {
     // Our own pool, because the backend's has no 'error' listener: a database restart would
     // otherwise throw an unhandled error and kill the runner. Idle clients that die are
     // logged and replaced on next use.
     pool = new Pool({ connectionString: databaseUrl, application_name: 'onramp-agenda' });
     pool.on('error', (error) => log.warn({ err: error }, 'agenda database connection lost'));
+    // Agenda's notices travel on the runner's one LISTEN connection, not on a connection of
+    // the backend's own (which it would open without `disableNotifications`).
+    backend = new PostgresBackend({ pool, tableName: 'agenda_jobs', disableNotifications: true });
+    channel = new HubNotificationChannel(store.notifications, pool);
+  } else {
+    backend = new MongoBackend({ mongo: store.mongo.db() });
+    channel = new InMemoryNotificationChannel();
   }
-  const backend = pool
-    ? new PostgresBackend({ pool, tableName: 'agenda_jobs' })
-    : new MongoBackend({ mongo: mongo!.db() });
-  // The LISTEN connection reconnects by itself after a database restart; its errors are logged,
-  // not left unhandled (which would crash the process).
-  backend.notificationChannel?.on('error', (error: Error) =>
+  // A notice Agenda cannot read is logged, not left unhandled (which would crash the process).
+  channel.on('error', (error: Error) =>
     log.warn({ err: error }, 'agenda notification channel error'),
   );
   const agenda = new Agenda({
@@ -48,12 +56,12 @@ export function createAgenda(
     processEvery: config.JOB_POLL_MS,
     maxConcurrency: 50,
     defaultConcurrency: 10,
-    // The PostgreSQL store's LISTEN channel runs a job this runner saves (the first rates at
+    // With PostgreSQL, the LISTEN channel runs a job any runner saves (the first rates at
     // start-up, `enqueue`) at once; MongoDB has none without a replica set (change streams),
     // so this runner's own saves are announced in process instead of waiting for the next
     // poll. Settlement, payouts and webhooks never wait for either: the database's NOTIFY
     // wakes them (deposit-events.ts), whichever store Agenda uses.
-    ...(pool ? {} : { notificationChannel: new InMemoryNotificationChannel() }),
+    notificationChannel: channel,
   });
   return {
     agenda,
@@ -83,6 +91,8 @@ export async function connectAgenda(
   databaseUrl: string,
   name: string,
   log: Logger,
+  /** The runner's one LISTEN connection (Agenda's notices with PostgreSQL go on it). */
+  notifications: NotificationHub,
 ): Promise<AgendaStore> {
   if (config.AGENDA_MONGODB_URL) {
     // Our own client, connected first: Agenda leaves a failed connect unhandled (the runner
@@ -95,7 +105,7 @@ export async function connectAgenda(
       await mongo.close().catch(() => undefined);
       throw new Error(`MongoDB (AGENDA_MONGODB_URL) did not answer: ${(error as Error).message}`);
     }
-    const store = createAgenda(config, databaseUrl, name, log, mongo);
+    const store = createAgenda(config, databaseUrl, name, log, { mongo });
     await store.agenda.ready;
     return store;
   }
@@ -106,7 +116,7 @@ export async function connectAgenda(
   await client.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [AGENDA_CONNECT_LOCK]);
-    const store = createAgenda(config, databaseUrl, name, log);
+    const store = createAgenda(config, databaseUrl, name, log, { notifications });
     await store.agenda.ready;
     return store;
   } finally {

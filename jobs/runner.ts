@@ -4,6 +4,7 @@ import { systemClock } from '../src/clock';
 import { serviceLogger } from '../src/logger';
 import { openOrm } from '../src/orm';
 import { requireDatabaseUrl } from '../src/db/database-url';
+import { JOBS_LISTEN_APPLICATION_NAME, NotificationHub } from '../src/db/notification-hub';
 import { createServices } from '../src/container';
 import { refuseSimulationsInProduction } from '../src/config-production';
 import { startBankProviderChecks } from '../src/adapters/bank/bank-providers';
@@ -75,8 +76,15 @@ async function main(): Promise<void> {
   for (const { chain, why } of services.chains.missing()) {
     log.warn({ chain }, `${chain} payouts wait: ${why}`);
   }
+  // The one LISTEN connection of this process: Agenda's notices and the work triggers below.
+  const notifications = new NotificationHub({
+    databaseUrl,
+    applicationName: JOBS_LISTEN_APPLICATION_NAME,
+    log,
+  });
+  await notifications.start();
   const agendaName = `jobs-${process.pid}`;
-  const agendaStore = await connectAgenda(config, databaseUrl, agendaName, log);
+  const agendaStore = await connectAgenda(config, databaseUrl, agendaName, log, notifications);
   const { agenda } = agendaStore;
   const mongoDb = agendaStore.mongoDb();
   if (mongoHealth && mongoDb) mongoHealth.attach(mongoDb);
@@ -144,7 +152,7 @@ async function main(): Promise<void> {
     }
   };
   const depositEvents = listenForDepositEvents(
-    databaseUrl,
+    notifications,
     log,
     () => void webhooks.wake(),
     () => void settlement.wake(),
@@ -190,6 +198,7 @@ async function main(): Promise<void> {
     // Webhook attempts in flight finish and are recorded; nothing new is claimed.
     await webhooks.stop();
     await agendaStore.close();
+    await notifications.stop();
     // Health and metrics answer until the end of the drain.
     await http.close();
     metrics.close();

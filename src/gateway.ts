@@ -15,6 +15,7 @@ import { VERSION } from './version';
 import { exitGracefullyOnSignals } from './shutdown';
 import { requireDatabaseUrl } from './db/database-url';
 import { DepositEventHub } from './api/subscriptions/deposit-event-hub';
+import { GATEWAY_LISTEN_APPLICATION_NAME, NotificationHub } from './db/notification-hub';
 import { forgetSecrets, hotWalletKeyProblem, warnAboutSecrets } from './crypto/process-secrets';
 
 /**
@@ -38,8 +39,16 @@ async function main(): Promise<void> {
   startBankProviderChecks(services.bankProviders, config.BANK_PROVIDER_CHECK_SECONDS * 1000, (s) =>
     logger.warn({ provider: s.name, detail: s.detail }, 'bank provider unhealthy'),
   );
+  // The one LISTEN connection of this process: every NOTIFY user below subscribes on it.
+  const notifications = new NotificationHub({
+    databaseUrl,
+    applicationName: GATEWAY_LISTEN_APPLICATION_NAME,
+    log: logger.child({ component: 'listen' }),
+  });
+  await notifications.start();
   const depositEvents = new DepositEventHub({
     databaseUrl,
+    notifications,
     clock: systemClock,
     log: logger.child({ component: 'deposit-events' }),
   });
@@ -58,7 +67,13 @@ async function main(): Promise<void> {
     config.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
   );
   const shared = { orm, services, logger, metrics, limiter };
-  const app = await buildGateway({ ...shared, version: VERSION, depositEvents, rateLimitStore });
+  const app = await buildGateway({
+    ...shared,
+    version: VERSION,
+    depositEvents,
+    notifications,
+    rateLimitStore,
+  });
   const internal = await buildInternalServer(shared);
   // The internal listener first: a taken port stops start-up before the API takes traffic.
   const internalUrl = await internal.listen({
@@ -75,6 +90,8 @@ async function main(): Promise<void> {
   exitGracefullyOnSignals(logger, 'gateway', config.SHUTDOWN_TIMEOUT_MS, async () => {
     // Stops accepting connections, answers requests in flight, closes websockets.
     await app.close();
+    // After every subscriber has stopped (in app.close()).
+    await notifications.stop();
     await internal.close();
     metrics.close();
     await orm.close();

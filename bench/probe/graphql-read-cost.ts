@@ -157,6 +157,7 @@ async function worker(seeded: Seeded): Promise<Costs> {
   const { AddressLimiter } = require(join(root, 'src', 'api', 'address-limit'));
   const { createRateLimitStore } = require(join(root, 'src', 'api', 'rate-limit'));
   const { createGatewayMetrics } = require(join(root, 'src', 'metrics', 'gateway-metrics'));
+  const hub = require(join(root, 'src', 'db', 'notification-hub'));
   /* eslint-enable @typescript-eslint/no-require-imports */
   const config = loadConfig({
     ...baseEnv(seeded.databaseUrl),
@@ -169,11 +170,19 @@ async function worker(seeded: Seeded): Promise<Costs> {
   const metrics = createGatewayMetrics({ orm, log: logger });
   const rateLimitStore = createRateLimitStore(orm, systemClock);
   const limiter = new AddressLimiter(rateLimitStore, systemClock, 1_000_000);
+  // As src/gateway.ts: key cache and rates from memory, through the process's LISTEN.
+  const notifications = new hub.NotificationHub({
+    databaseUrl: seeded.databaseUrl,
+    applicationName: hub.GATEWAY_LISTEN_APPLICATION_NAME,
+    log: logger,
+  });
+  await notifications.start();
   const app = await buildGateway({
     orm,
     services,
     logger,
     metrics,
+    notifications,
     limiter,
     rateLimitStore,
     version: 'probe',
@@ -258,6 +267,7 @@ async function worker(seeded: Seeded): Promise<Costs> {
   costs.httpGraphql2 = await profiled('http-graphql', () => overHttp(graphqlRequests));
   process.stderr.write(`statements per request, loop by loop: ${statements.perRequest}\n`);
   await app.close();
+  await notifications.stop();
   metrics.close();
   await orm.close();
   return costs;

@@ -14,6 +14,7 @@ import { systemClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
 import { createServices } from '../../src/container';
 import { openOrm } from '../../src/orm';
+import { GATEWAY_LISTEN_APPLICATION_NAME, NotificationHub } from '../../src/db/notification-hub';
 import { createLogger } from '../../src/logger';
 import { buildGateway } from '../../src/api/server';
 import { AddressLimiter } from '../../src/api/address-limit';
@@ -62,6 +63,7 @@ async function main(): Promise<void> {
       label: string;
       app: Awaited<ReturnType<typeof buildGateway>>;
       orm: Awaited<ReturnType<typeof openOrm>>;
+      notifications: NotificationHub;
       metrics: ReturnType<typeof createGatewayMetrics>;
     }> = [];
     for (const overrides of variants) {
@@ -80,17 +82,25 @@ async function main(): Promise<void> {
       const metrics = createGatewayMetrics({ orm, log: logger, depositsRefreshMs: 60_000 });
       const rateLimitStore = createRateLimitStore(orm, systemClock);
       const limiter = new AddressLimiter(rateLimitStore, systemClock, 1_000_000);
+      // As src/gateway.ts: key cache and rates from memory, through the process's LISTEN.
+      const notifications = new NotificationHub({
+        databaseUrl: bench.databaseUrl,
+        applicationName: GATEWAY_LISTEN_APPLICATION_NAME,
+        log: logger,
+      });
+      await notifications.start();
       const app = await buildGateway({
         orm,
         services,
         logger,
         metrics,
+        notifications,
         limiter,
         rateLimitStore,
         version: 'probe',
       });
       await app.ready();
-      gateways.push({ label: JSON.stringify(overrides), app, orm, metrics });
+      gateways.push({ label: JSON.stringify(overrides), app, orm, notifications, metrics });
     }
     const headers = { authorization: `Bearer ${key}` };
     const path = process.env.PROBE_PATH;
@@ -136,6 +146,7 @@ async function main(): Promise<void> {
     }
     for (const g of gateways) {
       await g.app.close();
+      await g.notifications.stop();
       g.metrics.close();
       await g.orm.close();
     }

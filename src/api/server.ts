@@ -28,6 +28,7 @@ import { referenceRoutes } from './reference/reference.route';
 import { payerPageRoutes } from './rest/routes/resolution-links.route';
 import { cookieValue, SESSION_COOKIE } from './dashboard/cookies';
 import type { DepositEventHub } from './subscriptions/deposit-event-hub';
+import type { NotificationHub } from '../db/notification-hub';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import {
   recheckPublicRoutes,
@@ -44,6 +45,8 @@ export interface GatewayOptions {
   version: string;
   /** Live deposit events for graphql-ws subscriptions: started and stopped with the app. */
   depositEvents?: DepositEventHub;
+  /** The process's LISTEN (its maker starts and stops it): key cache, rates, socket checks. */
+  notifications?: NotificationHub;
   /** Request latency goes here; the registry is served by the internal listener. */
   metrics: GatewayMetrics;
   /** The shared counters: per API key here, per address through `limiter`. */
@@ -240,18 +243,14 @@ export async function buildGateway(options: GatewayOptions) {
   let websocket: ReturnType<typeof attachGraphQLWebSocket> | undefined;
   let keyRevocations: Awaited<ReturnType<typeof services.auth.watchKeyRevocations>> | undefined;
   let rateMemory: Awaited<ReturnType<typeof services.rates.watchPublications>> | undefined;
-  const { depositEvents } = options;
+  const { depositEvents, notifications } = options;
   app.addHook('onReady', async () => {
     // API key lookups come from memory only while this gateway hears every revocation.
-    const databaseUrl = services.config.DATABASE_URL;
-    if (databaseUrl) {
-      keyRevocations = await services.auth.watchKeyRevocations({
-        databaseUrl,
-        log: options.logger.child({ component: 'key-cache' }),
-      });
+    if (notifications) {
+      keyRevocations = await services.auth.watchKeyRevocations(notifications);
       // Quotes from memory, read again on each publication's NOTIFY.
       rateMemory = await services.rates.watchPublications({
-        databaseUrl,
+        notifications,
         em: orm.em,
         log: options.logger.child({ component: 'rates' }),
       });
@@ -265,7 +264,7 @@ export async function buildGateway(options: GatewayOptions) {
       services,
       log: app.log,
       depositEvents,
-      databaseUrl: services.config.DATABASE_URL,
+      notifications,
       limiter,
       countRefusal,
       documents,

@@ -1,16 +1,15 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock';
-import { PgListener } from '../db/pg-listener';
+import type { ChannelSubscription, NotificationHub } from '../db/notification-hub';
 import { liveApiKeys, liveDashboardSessions } from '../merchants';
 import { liveClientSecrets } from '../onramps';
 import { CREDENTIAL_REVOKED } from '../events';
 import type { SocketRegistry } from './ws-sockets';
 
-export const CREDENTIAL_LISTENER_APPLICATION_NAME = 'onramp-gateway-credentials';
-
 export interface CredentialWatchOptions {
-  databaseUrl: string;
+  /** The process's LISTEN connection. */
+  notifications: NotificationHub;
   orm: MikroORM;
   sockets: SocketRegistry;
   clock: Clock;
@@ -26,30 +25,24 @@ export interface CredentialWatchOptions {
  * credentials of all open sockets are read again, one query per kind of credential.
  */
 export class CredentialWatch {
-  private readonly listener: PgListener;
+  private subscription: ChannelSubscription | undefined;
   private timer: NodeJS.Timeout | undefined;
   private recheckRunning: Promise<void> | undefined;
 
-  constructor(private readonly options: CredentialWatchOptions) {
-    this.listener = new PgListener({
-      databaseUrl: options.databaseUrl,
-      channels: [CREDENTIAL_REVOKED.name],
-      applicationName: CREDENTIAL_LISTENER_APPLICATION_NAME,
-      log: options.log,
+  constructor(private readonly options: CredentialWatchOptions) {}
+
+  async start(): Promise<void> {
+    this.subscription = await this.options.notifications.subscribe(CREDENTIAL_REVOKED.name, {
       onNotification: (_channel, payload) => this.onRevoked(payload),
       onConnected: () => void this.recheck(),
     });
-  }
-
-  async start(): Promise<void> {
-    await this.listener.start();
     this.timer = setInterval(() => void this.recheck(), this.options.recheckMs);
     this.timer.unref();
   }
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    await this.listener.stop();
+    await this.subscription?.close();
     await this.recheckRunning;
   }
 

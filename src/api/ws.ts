@@ -24,6 +24,7 @@ import { clientAddressResolver } from './client-address';
 import { boundCloseReasons, CLOSE_GRACE_MS, closeThenTerminate } from './ws-close';
 import { assertAddressAllowed } from './key-restrictions';
 import { assertBrowserOrigin, foreignOrigin, ownOriginOf } from './browser-origins';
+import type { NotificationHub } from '../db/notification-hub';
 
 type ConnectionExtra = Record<PropertyKey, unknown> & {
   principal?: Principal;
@@ -54,7 +55,7 @@ function subscriptionsOnly(operation: string): GraphQLError {
  * `connectionParams.authorization` ("Bearer ..."); a bad key closes the socket with 4401.
  * Only subscriptions run here: queries and mutations belong on HTTP, where the rate limit and
  * idempotency apply. A socket whose credential ends (revoked key or client secret, dashboard
- * session signed out or expired) is closed, on every gateway (`databaseUrl`: the LISTEN).
+ * session signed out or expired) is closed, on every gateway (`notifications`: the LISTEN).
  */
 export function attachGraphQLWebSocket(options: {
   server: Server;
@@ -64,8 +65,8 @@ export function attachGraphQLWebSocket(options: {
   log: FastifyBaseLogger;
   depositEvents?: DepositEvents;
   keepAliveMs?: number;
-  /** For the LISTEN on credential revocations; without it sockets are only checked at connect. */
-  databaseUrl?: string;
+  /** The process's LISTEN, for revocations; without it sockets are only checked at connect. */
+  notifications?: NotificationHub;
   /** Failed authentications per client address, shared with HTTP (none: not counted). */
   limiter?: AddressLimiter;
   /** Counts a key's 403 against its per-minute limit, as HTTP does (the answer stays 4403). */
@@ -93,9 +94,9 @@ export function attachGraphQLWebSocket(options: {
     },
     clock,
   );
-  const credentialWatch = options.databaseUrl
+  const credentialWatch = options.notifications
     ? new CredentialWatch({
-        databaseUrl: options.databaseUrl,
+        notifications: options.notifications,
         orm: options.orm,
         sockets,
         clock,

@@ -1,9 +1,6 @@
-import type { Logger } from 'pino';
-import { PgListener } from '../db/pg-listener';
+import type { ChannelSubscription, NotificationHub } from '../db/notification-hub';
 import { CREDENTIAL_REVOKED } from '../events';
 import type { ApiKeyCache } from './api-key-cache';
-
-export const KEY_CACHE_LISTENER_APPLICATION_NAME = 'onramp-gateway-key-cache';
 
 /**
  * Keeps a gateway's API key cache honest: a LISTEN on `onramp_credential_revoked` (sent by the
@@ -12,17 +9,17 @@ export const KEY_CACHE_LISTENER_APPLICATION_NAME = 'onramp-gateway-key-cache';
  * connection is down the cache is off (every request reads the database).
  */
 export class ApiKeyRevocations {
-  private readonly listener: PgListener;
+  private subscription: ChannelSubscription | undefined;
 
   constructor(
     private readonly cache: ApiKeyCache,
-    options: { databaseUrl: string; log: Logger },
-  ) {
-    this.listener = new PgListener({
-      databaseUrl: options.databaseUrl,
-      channels: [CREDENTIAL_REVOKED.name],
-      applicationName: KEY_CACHE_LISTENER_APPLICATION_NAME,
-      log: options.log,
+    private readonly notifications: NotificationHub,
+  ) {}
+
+  /** Subscribes on the process's LISTEN connection; the cache is on once that is up. */
+  async start(): Promise<void> {
+    const { cache } = this;
+    this.subscription = await this.notifications.subscribe(CREDENTIAL_REVOKED.name, {
       onNotification: (_channel, payload) => {
         const credential = CREDENTIAL_REVOKED.parse(payload);
         // Unreadable: which key it names is unknown, so forget them all.
@@ -34,12 +31,8 @@ export class ApiKeyRevocations {
     });
   }
 
-  async start(): Promise<void> {
-    await this.listener.start();
-  }
-
   async stop(): Promise<void> {
     this.cache.listening(false);
-    await this.listener.stop();
+    await this.subscription?.close();
   }
 }

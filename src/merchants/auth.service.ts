@@ -14,9 +14,9 @@ import type {
 import { forbidden } from '../context/read-scope';
 import { clientSecretSql } from '../onramps';
 import { merchantAllowedOriginsSql } from './merchant-sql';
-import type { Logger } from 'pino';
 import { ApiKeyCache, type ApiKeyRow } from './api-key-cache';
 import { ApiKeyRevocations } from './api-key-revocations';
+import type { NotificationHub } from '../db/notification-hub';
 
 // The principal types live with the request context; callers of authenticate() find them here.
 export type { ClientSecretPrincipal, Principal, SecretKeyPrincipal };
@@ -110,14 +110,12 @@ export class AuthService {
   readonly keyCache: ApiKeyCache;
 
   /**
-   * Turns the key cache on for this process (the gateway): it serves lookups only while this
-   * LISTEN on revocations is connected. The returned watch is stopped on shutdown.
+   * Turns the key cache on for this process (the gateway): it serves lookups only while the
+   * process's LISTEN connection (with revocations on it) is up. The returned watch is stopped
+   * on shutdown.
    */
-  async watchKeyRevocations(options: {
-    databaseUrl: string;
-    log: Logger;
-  }): Promise<ApiKeyRevocations> {
-    const watch = new ApiKeyRevocations(this.keyCache, options);
+  async watchKeyRevocations(notifications: NotificationHub): Promise<ApiKeyRevocations> {
+    const watch = new ApiKeyRevocations(this.keyCache, notifications);
     await watch.start();
     return watch;
   }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock';
-import { PgListener } from '../db/pg-listener';
+import type { ChannelSubscription, NotificationHub } from '../db/notification-hub';
 import { Rate } from './rate.entity';
 
 /**
@@ -10,7 +10,6 @@ import { Rate } from './rate.entity';
  * rates module's own.
  */
 export const RATES_PUBLISHED = 'rates_published';
-export const RATE_LISTENER_APPLICATION_NAME = 'onramp-gateway-rates';
 
 /**
  * A gateway's in-memory copy of the rates that have not expired: the same for every merchant
@@ -29,7 +28,7 @@ export class RateMemory {
   /** Bumped by every notice and (dis)connection: a read started before one is stale. */
   private generation = 0;
   private reading: Promise<void> | undefined;
-  private listener: PgListener | undefined;
+  private subscription: ChannelSubscription | undefined;
 
   constructor(private readonly clock: Clock) {}
 
@@ -44,16 +43,17 @@ export class RateMemory {
     return this.rates.find((r) => r.to === to && r.expiresAt.getTime() > now);
   }
 
-  async start(options: { databaseUrl: string; em: EntityManager; log: Logger }): Promise<void> {
+  /** Subscribes on the process's LISTEN connection; resolves after the first read if it is up. */
+  async start(options: {
+    notifications: NotificationHub;
+    em: EntityManager;
+    log: Logger;
+  }): Promise<void> {
     const reread = () => {
       this.generation += 1;
       void this.read(options.em, options.log);
     };
-    this.listener = new PgListener({
-      databaseUrl: options.databaseUrl,
-      channels: [RATES_PUBLISHED],
-      applicationName: RATE_LISTENER_APPLICATION_NAME,
-      log: options.log,
+    this.subscription = await options.notifications.subscribe(RATES_PUBLISHED, {
       onNotification: reread,
       onConnected: () => {
         this.connected = true;
@@ -65,7 +65,6 @@ export class RateMemory {
         this.live = false;
       },
     });
-    await this.listener.start();
     await this.reading;
   }
 
@@ -73,7 +72,7 @@ export class RateMemory {
     this.connected = false;
     this.live = false;
     this.generation += 1;
-    await this.listener?.stop();
+    await this.subscription?.close();
     await this.reading;
   }
 

@@ -9,6 +9,7 @@ import { parseRateQuery, priceQuote, rateUnavailable, RateQuery } from '../domai
 import { Rate } from './rate.entity';
 import type { RateSource } from '../adapters/fx/rate-source';
 import { lockForTransaction } from '../db/locks';
+import type { NotificationHub } from '../db/notification-hub';
 import { RATE_SOURCE_DOWN_SINCE_SQL } from '../sandbox';
 import { RateMemory } from './rate-memory';
 
@@ -43,7 +44,7 @@ export class RateService {
    * copy would never answer.
    */
   async watchPublications(options: {
-    databaseUrl: string;
+    notifications: NotificationHub;
     em: EntityManager;
     log: Logger;
   }): Promise<RateMemory> {

@@ -14,6 +14,7 @@ import { graphql, request } from '../support/http';
 import { balanceOnramp, createBalanceOnramp, freshRate, sandboxTransfer } from '../support/onramps';
 import { sql } from '../support/sql';
 import { wsClient } from '../support/ws';
+import { GATEWAY_LISTEN_APPLICATION_NAME } from '../../src/db/notification-hub';
 
 const FIELDS =
   'id depositId onrampId merchantId paymentReference userEmail amountNgn bankReference rateId ' +
@@ -21,7 +22,8 @@ const FIELDS =
 const SUBSCRIPTION = `subscription($onrampId: ID, $depositId: ID) {
   depositUpdated(onrampId: $onrampId, depositId: $depositId) { ${FIELDS} }
 }`;
-const LISTENER = 'onramp-gateway-events';
+/** Each gateway's one LISTEN connection (deposit events and every other channel on it). */
+const LISTENER = GATEWAY_LISTEN_APPLICATION_NAME;
 
 interface DepositMessage {
   depositId: string;

@@ -4,8 +4,8 @@ import pino from 'pino';
 import { ManualClock } from '../../src/clock';
 import { AuthService } from '../../src/merchants/auth.service';
 import { MerchantService } from '../../src/merchants/merchant.service';
-import { KEY_CACHE_LISTENER_APPLICATION_NAME } from '../../src/merchants/api-key-revocations';
 import type { ApiKeyRevocations } from '../../src/merchants/api-key-revocations';
+import { GATEWAY_LISTEN_APPLICATION_NAME, NotificationHub } from '../../src/db/notification-hub';
 import { KeyEnvironment } from '../../src/domain/key-environment';
 import { DomainError } from '../../src/domain/errors';
 import { createTestDatabase, openTestOrm } from '../support/db';
@@ -33,16 +33,25 @@ describe('API key cache (real PostgreSQL, real LISTEN)', () => {
   const merchants = new MerchantService(clock);
   const auth = new AuthService(KeyEnvironment.Sandbox, clock, 86_400, 1_000);
   let watch: ApiKeyRevocations;
+  let notifications: NotificationHub;
 
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();
     orm = await openTestOrm(databaseUrl);
     admin = new Client({ connectionString: databaseUrl });
     await admin.connect();
-    watch = await auth.watchKeyRevocations({ databaseUrl, log: pino({ level: 'silent' }) });
+    // The gateway's one LISTEN connection, as src/gateway.ts makes it.
+    notifications = new NotificationHub({
+      databaseUrl,
+      applicationName: GATEWAY_LISTEN_APPLICATION_NAME,
+      log: pino({ level: 'silent' }),
+    });
+    await notifications.start();
+    watch = await auth.watchKeyRevocations(notifications);
   });
   afterAll(async () => {
     await watch?.stop();
+    await notifications?.stop();
     await admin?.end();
     await orm?.close();
   });
@@ -106,7 +115,7 @@ describe('API key cache (real PostgreSQL, real LISTEN)', () => {
       // This database's listener only: other test files' processes share the server.
       `select pg_terminate_backend(pid) from pg_stat_activity
         where application_name = $1 and datname = current_database()`,
-      [KEY_CACHE_LISTENER_APPLICATION_NAME],
+      [GATEWAY_LISTEN_APPLICATION_NAME],
     );
     expect(terminated.rowCount).toBe(1);
     await within(1_000, () => !auth.keyCache.active);

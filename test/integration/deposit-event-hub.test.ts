@@ -6,6 +6,7 @@ import { ManualClock, systemClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
 import { createServices, type Services } from '../../src/container';
 import { DepositEventHub } from '../../src/api/subscriptions/deposit-event-hub';
+import { NotificationHub } from '../../src/db/notification-hub';
 import type { DepositNode } from '../../src/api/graphql/types/deposit.type';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { depositKit } from '../support/deposits';
@@ -33,6 +34,7 @@ describe('deposit event hub (real PostgreSQL)', () => {
   let services: Services;
   let kit: ReturnType<typeof depositKit>;
   let hub: DepositEventHub;
+  let notifications: NotificationHub;
   const applicationName = `hub-test-${randomBytes(4).toString('hex')}`;
 
   beforeAll(async () => {
@@ -41,8 +43,16 @@ describe('deposit event hub (real PostgreSQL)', () => {
     const clock = new ManualClock('2026-07-01T09:00:00Z');
     services = createServices(loadConfig({}), clock);
     kit = depositKit(orm, services, clock);
+    // The process's one LISTEN connection, found by its application name below.
+    notifications = new NotificationHub({
+      databaseUrl,
+      applicationName,
+      log: pino({ level: 'silent' }),
+    });
+    await notifications.start();
     hub = new DepositEventHub({
       databaseUrl,
+      notifications,
       clock: systemClock,
       log: pino({ level: 'silent' }),
       applicationName,
@@ -52,6 +62,7 @@ describe('deposit event hub (real PostgreSQL)', () => {
   });
   afterAll(async () => {
     await hub?.stop();
+    await notifications?.stop();
     await orm?.close();
   });
 
@@ -192,6 +203,7 @@ describe('deposit event hub (real PostgreSQL)', () => {
     const deposit = await flaggedDeposit(merchant);
     const small = new DepositEventHub({
       databaseUrl,
+      notifications, // a second subscriber on the same connection
       clock: systemClock,
       log: pino({ level: 'silent' }),
       applicationName: `${applicationName}-small`,

@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import pino from 'pino';
 import { ManualClock } from '../../src/clock';
 import { RateService } from '../../src/rates/rate.service';
-import { RATE_LISTENER_APPLICATION_NAME } from '../../src/rates/rate-memory';
+import { GATEWAY_LISTEN_APPLICATION_NAME, NotificationHub } from '../../src/db/notification-hub';
 import type { RateSource } from '../../src/adapters/fx/rate-source';
 import { dec } from '../../src/domain/money';
 import { DomainError, ErrorCode } from '../../src/domain/errors';
@@ -36,6 +36,7 @@ describe('rates from memory (real PostgreSQL, real LISTEN)', () => {
   /** The gateway's service (memory on) and the job runner's (publishes). */
   const gateway = new RateService(clock, settings);
   const runner = new RateService(clock, settings);
+  let notifications: NotificationHub;
 
   /** An em whose every use fails: an answer through it came from memory. */
   const noDatabase = () =>
@@ -58,10 +59,18 @@ describe('rates from memory (real PostgreSQL, real LISTEN)', () => {
     admin = new Client({ connectionString: databaseUrl });
     await admin.connect();
     await publish();
-    await gateway.watchPublications({ databaseUrl, em: orm.em, log: pino({ level: 'silent' }) });
+    // The gateway's one LISTEN connection, as src/gateway.ts makes it.
+    notifications = new NotificationHub({
+      databaseUrl,
+      applicationName: GATEWAY_LISTEN_APPLICATION_NAME,
+      log: pino({ level: 'silent' }),
+    });
+    await notifications.start();
+    await gateway.watchPublications({ notifications, em: orm.em, log: pino({ level: 'silent' }) });
   });
   afterAll(async () => {
     await gateway.memory.stop();
+    await notifications?.stop();
     await admin?.end();
     await orm?.close();
   });
@@ -102,7 +111,7 @@ describe('rates from memory (real PostgreSQL, real LISTEN)', () => {
       // This database's listener only: other test files' processes share the server.
       `select pg_terminate_backend(pid) from pg_stat_activity
         where application_name = $1 and datname = current_database()`,
-      [RATE_LISTENER_APPLICATION_NAME],
+      [GATEWAY_LISTEN_APPLICATION_NAME],
     );
     await within(1_000, () => !gateway.memory.active);
     // Published while nobody listens: the answer is the database's, the newest.

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock';
-import { PgListener } from '../../db/pg-listener';
+import type { ChannelSubscription, NotificationHub } from '../../db/notification-hub';
 import { DomainError, ErrorCode } from '../../domain/errors';
 import { depositViewFromSnapshot } from '../../deposits';
 import { DepositNode } from '../graphql/types/deposit.type';
@@ -17,6 +17,7 @@ import { SeenSeqs } from './seen-seqs';
 
 export type { DepositEventFilter } from './deposit-subscribers';
 
+/** The outbox reader pool is `${name}-reader` in pg_stat_activity. */
 export const HUB_APPLICATION_NAME = 'onramp-gateway-events';
 
 /** What resolvers see of the hub (through the GraphQL context). */
@@ -32,13 +33,17 @@ export interface DepositEvents {
 }
 
 export interface DepositEventHubOptions {
+  /** For the outbox reader pool. */
   databaseUrl: string;
+  /** The process's LISTEN connection: `deposit_events` is subscribed on it. */
+  notifications: NotificationHub;
   clock: Clock;
   log: Logger;
   queueLimit?: number;
   /** How long a missing seq is looked for after a reconnect (a rolled-back one never shows). */
   gapTtlMs?: number;
   retryMs?: number;
+  /** Names the reader pool (`${applicationName}-reader`). */
   applicationName?: string;
 }
 
@@ -55,19 +60,20 @@ const FIRST_LOOKBACK = 1000;
 const PUBLISH_SLICE = 1000;
 
 /**
- * One per gateway process: a single LISTEN on `deposit_events` turned into graphql-ws
- * `depositUpdated` messages for this gateway's subscribers, whichever process changed the
- * deposit. NOTIFY is only a trigger; the outbox (`events`) is what is sent. Each event goes
- * to each subscriber once (deduplicated by seq), in commit order per deposit, and nothing is
- * lost across this gateway's own LISTEN reconnects: after each one it catches up from the
- * outbox (the highest seq seen and the gaps below it). All reads and deliveries run one at a
- * time, in order; publishing only appends to each subscriber's bounded queue.
+ * One per gateway process: the `deposit_events` notices heard on the process's LISTEN
+ * connection, turned into graphql-ws `depositUpdated` messages for this gateway's subscribers,
+ * whichever process changed the deposit. NOTIFY is only a trigger; the outbox (`events`) is
+ * what is sent. Each event goes to each subscriber once (deduplicated by seq), in commit order
+ * per deposit, and nothing is lost across this gateway's LISTEN reconnects: after each one it
+ * catches up from the outbox (the highest seq seen and the gaps below it). All reads and
+ * deliveries run one at a time, in order; publishing only appends to each subscriber's
+ * bounded queue.
  */
 export class DepositEventHub implements DepositEvents {
   private readonly subscribers: DepositSubscribers;
   private readonly seen: SeenSeqs;
   private readonly store: DepositEventStore;
-  private readonly listener: PgListener;
+  private subscription: ChannelSubscription | undefined;
   private readonly log: Logger;
   private pending = new Map<number, DepositEventNotice>();
   private catchUpOwed = false;
@@ -90,29 +96,24 @@ export class DepositEventHub implements DepositEvents {
       applicationName: `${applicationName}-reader`,
       log: options.log,
     });
-    this.listener = new PgListener({
-      databaseUrl: options.databaseUrl,
-      channels: [DEPOSIT_EVENTS.name],
-      applicationName,
-      log: options.log,
-      onNotification: (_channel, payload) => this.onNotice(payload),
-      onConnected: () => this.onConnected(),
-    });
   }
 
   /**
-   * Resolves once listening and placed in the event stream. If the first connection fails, it
-   * resolves anyway and the listener keeps retrying.
+   * Resolves once listening and placed in the event stream. If the LISTEN connection is down,
+   * it resolves anyway and catches up when the connection comes back.
    */
   async start(): Promise<void> {
-    await this.listener.start();
+    this.subscription = await this.options.notifications.subscribe(DEPOSIT_EVENTS.name, {
+      onNotification: (_channel, payload) => this.onNotice(payload),
+      onConnected: () => this.onConnected(),
+    });
     await this.work;
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    await this.listener.stop();
+    await this.subscription?.close();
     await this.work;
     this.subscribers.endAll();
     await this.store.close();
