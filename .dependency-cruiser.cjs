@@ -47,7 +47,58 @@ const ADAPTER_INTERFACES = [
  * module composes a query fragment or read the other hands out. Everything else crosses
  * modules in src/flows.
  */
-const MODULE_ALLOWLIST = [];
+const MODULE_ALLOWLIST = [
+  {
+    from: 'src/deposits/arrival-read.ts',
+    to: 'src/merchants/merchant-sql.ts',
+    why: 'a transfer arrives: the merchant status and payment rules are columns of its one read',
+  },
+  {
+    from: 'src/deposits/arrival-read.ts',
+    to: 'src/onramps/onramp-sql.ts',
+    why: 'a transfer arrives: the onramp holding the account number, in the same read',
+  },
+  {
+    from: 'src/deposits/arrival-read.ts',
+    to: 'src/rates/rate-sql.ts',
+    why: 'a transfer arrives: the rate it is priced at, a lateral join of the same read',
+  },
+  {
+    from: 'src/deposits/deposit-ingestion.service.ts',
+    to: 'src/onramps/onramp-sql.ts',
+    why: 'a THROWAWAY onramp completes in the transaction that records its deposit',
+  },
+  {
+    from: 'src/deposits/deposit-settlement.service.ts',
+    to: 'src/onramps/onramp-sql.ts',
+    why: 'a settlement batch reads its onramps’ destinations in one query',
+  },
+  {
+    from: 'src/deposits/settlement-claim.ts',
+    to: 'src/rates/rate-sql.ts',
+    why: 'claiming deposits to settle picks each one’s rate in the claiming statement',
+  },
+  {
+    from: 'src/deposits/return-sender.ts',
+    to: 'src/onramps/account-provider.ts',
+    why: 'a return goes out through the provider that opened the account: a subquery',
+  },
+  {
+    from: 'src/merchants/auth.service.ts',
+    to: 'src/onramps/client-secret-reads.ts',
+    why: 'a client secret authenticates with its merchant in one read (every request)',
+  },
+  {
+    from: 'src/rates/rate.service.ts',
+    to: 'src/sandbox/scenario-reads.ts',
+    why: 'a sandbox merchant’s rate-source outage bounds the rates it is quoted, in the query',
+  },
+  {
+    from: 'src/ledger/treasury.service.ts',
+    to: 'src/deposits/deposit-counts.ts',
+    why: 'the treasury report sums deposits by status beside the ledger’s balances',
+  },
+];
 
 const alt = (names) => `(${names.join('|')})`;
 const escapeDots = (path) => path.replace(/[.]/g, '\\.');
@@ -83,6 +134,7 @@ module.exports = {
           `^src/${alt(SHARED_CORE)}/`,
           '^node_modules',
           ...ADAPTER_INTERFACES.map(escapeDots),
+          ...MODULE_ALLOWLIST.map((edge) => escapeDots(edge.to)),
         ],
       },
     },
@@ -102,6 +154,18 @@ module.exports = {
         ],
       },
     },
+    ...[...new Set(MODULE_ALLOWLIST.map((edge) => edge.to))].map((to) => ({
+      name: 'cross-module-sql-only-where-allowed',
+      comment: `${to} hands SQL to the importers named in MODULE_ALLOWLIST only.`,
+      severity: 'error',
+      from: {
+        pathNot: [
+          `^${to.replace(/[^/]+$/, '')}`,
+          ...MODULE_ALLOWLIST.filter((edge) => edge.to === to).map((edge) => escapeDots(edge.from)),
+        ],
+      },
+      to: { path: `^${escapeDots(to)}$` },
+    })),
     {
       name: 'flows-below-transports',
       severity: 'error',
@@ -115,7 +179,7 @@ module.exports = {
       from: { path: '^src/([a-z-]+)/' },
       to: {
         path: `^src/${alt([...MODULES, ...SHARED_CORE])}/(?!index\\.ts$)`,
-        pathNot: ['^src/$1/'],
+        pathNot: ['^src/$1/', ...MODULE_ALLOWLIST.map((edge) => escapeDots(edge.to))],
       },
     },
     {

@@ -4,7 +4,7 @@ import { KeyEnvironment } from './domain/key-environment';
 import { dec } from './domain/money';
 import { fxVenueFromConfig } from './fx-venue-from-config';
 import { AuthService } from './merchants';
-import { MerchantService } from './merchants';
+import { findMerchant, lockMerchant, MerchantService } from './merchants';
 import { RateService } from './rates';
 import { SandboxService } from './sandbox';
 import { OnrampService } from './onramps';
@@ -17,7 +17,7 @@ import { DepositSettlementService } from './deposits';
 import { DepositReversalService } from './deposits';
 import { DepositQueryService } from './deposits';
 import { chainRegistryFromConfig, type ChainRegistry } from './adapters/chain/chain-registry';
-import { ChainHealthService, HealthService, IdempotencyService } from './system';
+import { addRateLimitHits, ChainHealthService, HealthService, IdempotencyService } from './system';
 import { PayoutService } from './payouts';
 import { PayoutBlockFollower, PayoutSweepService } from './payouts';
 import { BlocklistFile, RiskReviewService } from './deposits';
@@ -176,7 +176,7 @@ export function createServices(
   const reversals = new DepositReversalService(clock, ledger, depositTransitions, payouts);
   const webhookLog = new WebhookLogService(
     clock,
-    new WebhookSendBudget(clock, config.WEBHOOK_TEST_AND_REPLAY_PER_HOUR),
+    new WebhookSendBudget(clock, config.WEBHOOK_TEST_AND_REPLAY_PER_HOUR, addRateLimitHits),
   );
   const operatorTokens = new OperatorTokenService(clock);
   const ingestion = new DepositIngestionService(clock, limits, ledger, returns);
@@ -201,6 +201,7 @@ export function createServices(
       sandbox,
       new AccountProvisioning(bankProviders, accounts),
       encryption.box,
+      { find: findMerchant, lock: lockMerchant },
     ),
     idempotency: new IdempotencyService(encryption.box, {
       leaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,

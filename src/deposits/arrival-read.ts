@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeInTransaction } from '../db/locks';
-import { merchantPaymentRulesSql, merchantStatusSql } from '../merchants';
-import { ONRAMP_HOLDING_NUMBER_SQL } from '../onramps';
-import { pricingRateLateralSql } from '../rates';
+import { merchantPaymentRulesSql, merchantStatusSql } from '../merchants/merchant-sql';
+import { ONRAMP_HOLDING_NUMBER_SQL } from '../onramps/onramp-sql';
+import { pricingRateLateralSql } from '../rates/rate-sql';
 import { dec, type Dec } from '../domain/money';
 import { paymentRulesOf, type PaymentRules } from '../domain/payment-rules';
 import { storedPendingChanges, withDueChanges } from '../domain/settings-widening';

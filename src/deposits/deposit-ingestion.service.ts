@@ -11,7 +11,7 @@ import { assetForNgn } from '../domain/rates';
 import { ngnHoldingOf, OPERATOR, transfer } from '../domain/ledger';
 import type { LedgerService } from '../ledger';
 import { onrampStatusAt } from '../domain/onramp-status';
-import { completeThrowaway } from '../onramps';
+import { completeThrowaway } from '../onramps/onramp-sql';
 import {
   readArrival,
   readDepositByReference,

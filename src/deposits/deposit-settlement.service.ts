@@ -14,7 +14,7 @@ import {
 } from '../adapters/fx/fx-venue';
 import { merchantAccount, OPERATOR } from '../domain/ledger';
 import type { LedgerEntry, LedgerService } from '../ledger';
-import { onrampDestinations } from '../onramps';
+import { onrampDestinations } from '../onramps/onramp-sql';
 import type { PayoutService } from '../payouts';
 import { REASON } from '../domain/deposit-reasons';
 import type { BatchMove, DepositTransitions } from './deposit-transitions';

@@ -5,7 +5,7 @@ import { executeInTransaction } from '../db/locks';
 import { dec } from '../domain/money';
 import type { Logger } from 'pino';
 import type { ReturnOutcomes } from './return-outcomes';
-import { accountProviderSubquery } from '../onramps';
+import { accountProviderSubquery } from '../onramps/account-provider';
 
 /** The provider of the account a return's deposit arrived in (`r`: the deposit_returns row). */
 const DEPOSIT_PROVIDER_SQL = accountProviderSubquery(

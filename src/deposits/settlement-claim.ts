@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { SettlementMode } from '../domain/onramp-kinds';
 import { executeInTransaction } from '../db/locks';
 import type { DepositStatus } from '../domain/deposit-state-machine';
-import { newestValidRateIdSql, rateColumnSql } from '../rates';
+import { newestValidRateIdSql, rateColumnSql } from '../rates/rate-sql';
 import type { BatchDeposit } from './deposit-transitions';
 
 /** A PENDING_FX deposit this run holds, with the order to place for it. */

@@ -4,7 +4,7 @@ import type { Clock } from '../clock';
 import type { ChainRegistry } from '../adapters/chain/chain-registry';
 import { chainErrorMessage } from '../adapters/chain/chain-error-message';
 import type { ChainGateway, Stablecoin } from '../adapters/chain/chain-gateway';
-import { DEPOSIT_TOTALS_BY_STATUS_SQL } from '../deposits';
+import { DEPOSIT_TOTALS_BY_STATUS_SQL } from '../deposits/deposit-counts';
 import { CHAINS } from '../domain/assets';
 import { DEPOSIT_STATUSES, type DepositStatus } from '../domain/deposit-state-machine';
 import {

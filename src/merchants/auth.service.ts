@@ -12,7 +12,7 @@ import type {
   SecretKeyPrincipal,
 } from '../context/request-context';
 import { forbidden } from '../context/read-scope';
-import { clientSecretSql } from '../onramps';
+import { clientSecretSql } from '../onramps/client-secret-reads';
 import { merchantAllowedOriginsSql } from './merchant-sql';
 import { ApiKeyCache, type ApiKeyRow } from './api-key-cache';
 import { ApiKeyRevocations } from './api-key-revocations';

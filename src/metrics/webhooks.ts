@@ -11,7 +11,9 @@ export const WEBHOOK_OUTCOMES = [
 ] as const satisfies ReadonlyArray<AttemptOutcome['kind']>;
 
 /** Counts one webhook attempt by outcome and times it (send and record). */
-export type WebhookAttemptObserver = (outcome: AttemptOutcome['kind'], seconds: number) => void;
+import type { WebhookAttemptObserver } from '../webhooks';
+
+export type { WebhookAttemptObserver };
 
 /**
  * `onramp_webhook_attempts_total{outcome}` and `onramp_webhook_attempt_duration_seconds{outcome}`.

@@ -3,7 +3,7 @@ import type { Clock } from '../clock';
 import type { QuoteCurrency } from '../domain/assets';
 import { DomainError, ErrorCode } from '../domain/errors';
 import { assertRateFitsSettlement, type ValidOnrampRequest } from '../domain/onramp-input';
-import type { RateService } from '../rates';
+import type { OnrampRates } from './onramp-ports';
 
 /**
  * Short-lived onramps lock the given rate: unknown is rate_not_found, expired is rate_expired
@@ -11,7 +11,7 @@ import type { RateService } from '../rates';
  * PERMANENT onramps need a valid rate to exist now, though they settle at a later one.
  */
 export async function checkOnrampRate(
-  rates: RateService,
+  rates: OnrampRates,
   clock: Clock,
   em: EntityManager,
   merchantId: string,

@@ -12,16 +12,14 @@ import {
   type CreateOnrampInput,
   type ValidOnrampRequest,
 } from '../domain/onramp-input';
-import { findMerchant, lockMerchant } from '../merchants';
 import { MerchantStatus } from '../domain/merchant-status';
 import { Onramp } from './onramp.entity';
 import { OnrampStatus, OnrampType, SettlementMode } from '../domain/onramp-kinds';
 import { hashSecret } from '../crypto/secret-hash';
-import type { RateService } from '../rates';
 import type { VirtualAccountService } from './virtual-account.service';
 import type { AccountProvisioning, PreparedAccount } from './account-provisioning';
 import { checkOnrampRate } from './onramp-rate-check';
-import type { SandboxService } from '../sandbox';
+import type { OnrampMerchants, OnrampRates, OnrampSandbox } from './onramp-ports';
 import { executeInTransaction } from '../db/locks';
 import { retryOnConflict } from '../db/retry';
 import { CREDENTIAL_REVOKED } from '../events';
@@ -56,12 +54,13 @@ export class OnrampService {
   constructor(
     private readonly clock: Clock,
     private readonly settings: OnrampSettings,
-    private readonly rates: RateService,
+    private readonly rates: OnrampRates,
     private readonly accounts: VirtualAccountService,
-    private readonly sandbox: SandboxService,
+    private readonly sandbox: OnrampSandbox,
     private readonly provisioning: AccountProvisioning,
     /** Seals the customer record (ENCRYPTION_KEY). */
     private readonly box: SecretBox,
+    private readonly merchants: OnrampMerchants,
   ) {}
 
   async create(
@@ -71,7 +70,7 @@ export class OnrampService {
   ): Promise<CreatedOnramp> {
     const request = parseCreateOnramp(input);
     // A frozen merchant hears so first, whatever the rate; the locked check below decides races.
-    const merchant = await findMerchant(em, merchantId);
+    const merchant = await this.merchants.find(em, merchantId);
     if (merchant?.status === MerchantStatus.FROZEN) throw merchantFrozen();
     await checkOnrampRate(this.rates, this.clock, em, merchantId, request);
     const id = newId('onr', this.clock);
@@ -103,7 +102,7 @@ export class OnrampService {
     id: string,
     prepared: PreparedAccount,
   ): Promise<CreateOutcome> {
-    const merchant = await lockMerchant(tx, merchantId);
+    const merchant = await this.merchants.lock(tx, merchantId);
     if (!merchant) throw new Error(`merchant ${merchantId} vanished while creating an onramp`);
     if (merchant.status === MerchantStatus.FROZEN) return { frozen: true };
     const now = this.clock.now();

@@ -4,7 +4,7 @@ import type { Clock } from '../clock';
 import type { Payout } from './payout.entity';
 import type { ChainGateway } from '../adapters/chain/chain-gateway';
 import type { ChainRegistry } from '../adapters/chain/chain-registry';
-import type { ChainHealthService } from '../system';
+import type { ChainHealth as ChainHealthService } from './chain-health-port';
 import { storedTransactions } from './payout-rows';
 import { lockedPayout, lockPayouts, savePayouts } from './payout-store';
 import { recordWithdrawalBroadcast } from './withdrawal-finish';

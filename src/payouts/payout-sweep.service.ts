@@ -5,7 +5,7 @@ import { Payout } from './payout.entity';
 import type { ChainGateway } from '../adapters/chain/chain-gateway';
 import type { ChainRegistry } from '../adapters/chain/chain-registry';
 import { outageOutlasted } from '../domain/payout-rules';
-import type { ChainHealthService } from '../system';
+import type { ChainHealth as ChainHealthService } from './chain-health-port';
 import type { PayoutBlockFollower } from './payout-block-follower';
 import type { PayoutService } from './payout.service';
 

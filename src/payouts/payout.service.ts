@@ -7,7 +7,7 @@ import type { ChainRegistry } from '../adapters/chain/chain-registry';
 import { outageOutlasted, type Fees } from '../domain/payout-rules';
 import type { DepositTransitions, RiskReviewService, SettlementObserver } from '../deposits';
 import type { LedgerService } from '../ledger';
-import type { ChainHealthService } from '../system';
+import type { ChainHealth as ChainHealthService } from './chain-health-port';
 import { PayoutBroadcaster } from './payout-broadcast';
 import { FeeBumper } from './payout-bump';
 import { PayoutCanceller } from './payout-cancel';

@@ -4,7 +4,7 @@ import type { Clock } from '../clock';
 import type { Config } from '../config';
 import type { ChainRegistry } from '../adapters/chain/chain-registry';
 import { outageOutlasted } from '../domain/payout-rules';
-import type { ChainHealthService } from '../system';
+import type { ChainHealth as ChainHealthService } from './chain-health-port';
 import type { PayoutBroadcaster } from './payout-broadcast';
 import type { PayoutCanceller } from './payout-cancel';
 import { SIGN_BATCH, type ChainState, type PayoutSigner } from './payout-sign';

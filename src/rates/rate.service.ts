@@ -10,7 +10,7 @@ import { Rate } from './rate.entity';
 import type { RateSource } from '../adapters/fx/rate-source';
 import { lockForTransaction } from '../db/locks';
 import type { NotificationHub } from '../db/notification-hub';
-import { RATE_SOURCE_DOWN_SINCE_SQL } from '../sandbox';
+import { RATE_SOURCE_DOWN_SINCE_SQL } from '../sandbox/scenario-reads';
 import { RateMemory } from './rate-memory';
 
 export interface RateSettings {

@@ -4,6 +4,7 @@
  */
 export { WebhookDeliveryService } from './webhook-delivery.service';
 export type { AttemptOutcome, WebhookSender } from './webhook-delivery.service';
+export type { WebhookAttemptObserver } from './webhook-dispatcher';
 export { WebhookDispatcher } from './webhook-dispatcher';
 export { WebhookEndpointService } from './webhook-endpoint.service';
 export type { EndpointInput, EndpointPatch, WebhookEndpointView } from './webhook-endpoint.service';

@@ -1,7 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { WebhookAttemptObserver } from '../metrics/webhooks';
+import type { AttemptOutcome } from './webhook-delivery.service';
+
+/** Told of each attempt's outcome and duration (the job runner's metrics). */
+export type WebhookAttemptObserver = (outcome: AttemptOutcome['kind'], seconds: number) => void;
 import type { ClaimedDelivery, WebhookDeliveryService } from './webhook-delivery.service';
 
 export interface DispatcherLimits {

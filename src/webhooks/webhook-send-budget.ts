@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
-import { addRateLimitHits } from '../system';
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -26,17 +25,26 @@ export class WebhookSendsLimited extends DomainError {
  * same count), before anything is written: a send refused for another reason still counts.
  * The operator's replays are not counted.
  */
+/** Adds hits to a shared window and answers its count (the system module's rate windows). */
+export type WindowCounter = (
+  em: EntityManager,
+  key: string,
+  windowStart: Date,
+  hits: number,
+) => Promise<number>;
+
 export class WebhookSendBudget {
   constructor(
     private readonly clock: Clock,
     readonly perHour: number,
+    private readonly addRateLimitHits: WindowCounter,
   ) {}
 
   /** Counts one send of the merchant's; throws WebhookSendsLimited past the budget. */
   async spend(em: EntityManager, merchantId: string): Promise<void> {
     const now = this.clock.now().getTime();
     const windowStart = now - (now % HOUR_MS);
-    const spent = await addRateLimitHits(
+    const spent = await this.addRateLimitHits(
       em,
       `webhook-sends:${merchantId}`,
       new Date(windowStart),
