@@ -31,6 +31,8 @@ import { WebhookLogService, WebhookSendBudget } from './webhooks';
 import { ApiKeyService, DashboardSessionService } from './merchants';
 import { AuditLogService } from './audit';
 import { OperatorService } from './flows/operator-actions';
+import { ConfirmPayouts } from './flows/confirm-payouts';
+import { FlagDepositOfCancelledPayout } from './flows/cancel-payout';
 import { OperatorTokenService } from './operator';
 import { TreasuryService } from './ledger';
 import type { DepositReturnService, ReturnOutcomes, ReturnSender } from './deposits';
@@ -158,13 +160,13 @@ export function createServices(
     chains,
     chainHealth,
     ledger,
-    depositTransitions,
+    new ConfirmPayouts(clock, ledger, depositTransitions, adapters.onDepositSettled),
+    new FlagDepositOfCancelledPayout(depositTransitions),
     new RiskReviewService(
       clock,
       new BlocklistFile(config.RISK_BLOCKLIST_FILE, adapters.onBlocklistError),
       sandboxEnv,
     ),
-    adapters.onDepositSettled,
     adapters.payoutSigningLog,
   );
   const payoutFollower = new PayoutBlockFollower(

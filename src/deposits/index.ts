@@ -24,7 +24,7 @@ export { DepositSettlementService } from './deposit-settlement.service';
 export { DepositTransitions } from './deposit-transitions';
 export type { BatchMove } from './deposit-transitions';
 export { depositViewFromSnapshot } from './deposit-view';
-export { lockPaidOut } from './paid-out-deposits';
+export { lockPaidOut, paidOutMoves } from './paid-out-deposits';
 export type { PaidOutDeposit } from './paid-out-deposits';
 export type { DepositView } from './deposit-view';
 export type { InboundTransfer } from '../domain/inbound-transfer';

@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeInTransaction } from '../db/locks';
+import { REASON } from '../domain/deposit-reasons';
+import type { BatchMove } from './deposit-transitions';
 import { HELD_DEPOSIT_COLUMNS, heldDepositOf, type HeldDeposit } from './settlement-claim';
 
 /** A deposit as `lockPaidOut` returns it: what a move and the settlement observer need. */
@@ -37,4 +39,29 @@ export async function lockPaidOut(
     ],
   );
   return rows.map(heldDepositOf).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/**
+ * The moves of deposits whose payouts were just mined (locked as `lockPaidOut` locks them):
+ * SETTLED, or FLAGGED if the transfer reverted; only those still PENDING_WITHDRAWAL move.
+ */
+export async function paidOutMoves(
+  tx: EntityManager,
+  outcomes: Map<string, { hash: string; success: boolean }>,
+): Promise<Array<BatchMove & { deposit: PaidOutDeposit }>> {
+  if (outcomes.size === 0) return [];
+  const deposits = await lockPaidOut(
+    tx,
+    new Map([...outcomes].map(([id, outcome]) => [id, outcome.hash])),
+  );
+  return deposits
+    .filter((d) => d.status === 'PENDING_WITHDRAWAL')
+    .map((d) => {
+      const success = outcomes.get(d.id)!.success;
+      return {
+        deposit: d,
+        to: success ? 'SETTLED' : 'FLAGGED',
+        options: success ? {} : { reason: REASON.payoutFailed },
+      };
+    });
 }

@@ -23,3 +23,11 @@ export type WithdrawalRecord = Readonly<Withdrawal>;
 
 export { latestPayoutOf, lockPendingPayoutOf } from './payout-reads';
 export type { PayoutRecord } from './payout-reads';
+export { bookMinedPayouts, finishMinedWithdrawals } from './payout-settle';
+export type { BookedPayouts } from './payout-settle';
+export type {
+  CancelledPayoutOwner,
+  MinedPayout,
+  MinedPayoutBooking,
+  PayoutRiskReview,
+} from './payout-ports';

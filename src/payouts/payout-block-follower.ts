@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ChainGateway } from '../adapters/chain/chain-gateway';
 import type { ChainRegistry } from '../adapters/chain/chain-registry';
 import { signedPayoutsAmong } from './payout-rows';
-import type { MinedPayout } from './payout-settle';
+import type { MinedPayout } from './payout-ports';
 
 /**
  * Blocks a follower looks back when it starts (or when it fell further behind than WALK_MAX):

@@ -5,12 +5,12 @@ import { retryOnConflict } from '../db/retry';
 import { REASON } from '../domain/deposit-reasons';
 import { transfer } from '../domain/ledger';
 import { dec } from '../domain/money';
-import { lockDeposit, type DepositTransitions } from '../deposits';
 import type { LedgerService } from '../ledger';
 import { payoutHolding, payoutReturn } from './payout-ledger';
 import { lockedPayout, savePayouts } from './payout-store';
 import { movePayout } from './payout-transitions';
 import { finishWithdrawal } from './withdrawal-finish';
+import type { CancelledPayoutOwner } from './payout-ports';
 
 /**
  * The cancel stage: a payout that was never signed ends CANCELLED (a signed one never does:
@@ -21,7 +21,7 @@ export class PayoutCanceller {
   constructor(
     private readonly clock: Clock,
     private readonly ledger: LedgerService,
-    private readonly transitions: DepositTransitions,
+    private readonly owner: CancelledPayoutOwner,
   ) {}
 
   /**
@@ -62,11 +62,7 @@ export class PayoutCanceller {
     });
     if (payout.depositId) {
       if (depositReason === null) return;
-      const deposit = await lockDeposit(tx, payout.depositId);
-      if (!deposit) throw new Error(`deposit ${payout.depositId} of payout ${payout.id} not found`);
-      if (deposit.status === 'PENDING_WITHDRAWAL') {
-        await this.transitions.moveTo(tx, deposit, 'FLAGGED', { reason: depositReason });
-      }
+      await this.owner.flagDeposit(tx, payout.depositId, depositReason);
     } else {
       await finishWithdrawal(tx, payout, { to: 'FAILED', reason: why, txHash: null }, now);
     }

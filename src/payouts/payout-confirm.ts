@@ -6,7 +6,7 @@ import type { ChainGateway, MinedReceipt } from '../adapters/chain/chain-gateway
 import type { PayoutBroadcaster } from './payout-broadcast';
 import type { FeeBumper } from './payout-bump';
 import { storedTransactions, type StoredTransaction } from './payout-rows';
-import type { PayoutSettler } from './payout-settle';
+import type { MinedPayoutBooking } from './payout-ports';
 
 export type CheckOutcome =
   'confirmed' | 'failed' | 'pending' | 'bumped' | 'rebroadcast' | 'foreign';
@@ -21,7 +21,7 @@ export class PayoutConfirmer {
   constructor(
     private readonly clock: Clock,
     private readonly config: Config,
-    private readonly settler: PayoutSettler,
+    private readonly settler: MinedPayoutBooking,
     private readonly broadcaster: PayoutBroadcaster,
     private readonly bumper: FeeBumper,
   ) {}

@@ -7,7 +7,7 @@ import { retryOnConflict } from '../db/retry';
 import type { ChainGateway, Stablecoin } from '../adapters/chain/chain-gateway';
 import { REASON } from '../domain/deposit-reasons';
 import type { Fees } from '../domain/payout-rules';
-import type { RiskReviewService } from '../deposits';
+import type { PayoutRiskReview as RiskReviewService } from './payout-ports';
 import { Batcher, type Settled } from '../lib/batching';
 import type { PayoutCanceller } from './payout-cancel';
 import { storeTransactions } from './payout-rows';

@@ -5,7 +5,6 @@ import { Payout } from './payout.entity';
 import type { ChainGateway } from '../adapters/chain/chain-gateway';
 import type { ChainRegistry } from '../adapters/chain/chain-registry';
 import { outageOutlasted, type Fees } from '../domain/payout-rules';
-import type { DepositTransitions, RiskReviewService, SettlementObserver } from '../deposits';
 import type { LedgerService } from '../ledger';
 import type { ChainHealth as ChainHealthService } from './chain-health-port';
 import { PayoutBroadcaster } from './payout-broadcast';
@@ -13,7 +12,12 @@ import { FeeBumper } from './payout-bump';
 import { PayoutCanceller } from './payout-cancel';
 import { PayoutConfirmer, type CheckOutcome } from './payout-confirm';
 import { createPayouts, type NewPayout } from './payout-create';
-import { PayoutSettler, type MinedPayout } from './payout-settle';
+import type {
+  CancelledPayoutOwner,
+  MinedPayout,
+  MinedPayoutBooking,
+  PayoutRiskReview,
+} from './payout-ports';
 import { PayoutSigner } from './payout-sign';
 import { PayoutSigningDrain, type SigningLog, type SigningTotals } from './signing-drain';
 
@@ -37,7 +41,6 @@ export class PayoutService {
   private readonly signer: PayoutSigner;
   private readonly confirmer: PayoutConfirmer;
   private readonly signing: PayoutSigningDrain;
-  private readonly settler: PayoutSettler;
 
   constructor(
     private readonly clock: Clock,
@@ -45,15 +48,16 @@ export class PayoutService {
     private readonly chains: ChainRegistry,
     private readonly health: ChainHealthService,
     ledger: LedgerService,
-    transitions: DepositTransitions,
-    risk: RiskReviewService,
-    /** Told about each AUTO_WITHDRAW deposit settled by its confirmed payout, after commit. */
-    onSettled?: SettlementObserver,
+    /** Books mined payouts with their deposits and withdrawals (flows/confirm-payouts). */
+    private readonly settler: MinedPayoutBooking,
+    /** Moves the deposit of a cancelled payout (flows/cancel-payout). */
+    cancelledOwner: CancelledPayoutOwner,
+    risk: PayoutRiskReview,
     /** Where the signing drain reports its rounds and failures (the job runner's log). */
     signingLog?: SigningLog,
   ) {
     this.broadcaster = new PayoutBroadcaster(clock, chains, health);
-    this.canceller = new PayoutCanceller(clock, ledger, transitions);
+    this.canceller = new PayoutCanceller(clock, ledger, cancelledOwner);
     this.signer = new PayoutSigner(clock, risk, this.canceller);
     this.signing = new PayoutSigningDrain(
       clock,
@@ -66,7 +70,6 @@ export class PayoutService {
       signingLog,
     );
     const bumper = new FeeBumper(clock, this.broadcaster);
-    this.settler = new PayoutSettler(clock, ledger, transitions, onSettled);
     this.confirmer = new PayoutConfirmer(clock, config, this.settler, this.broadcaster, bumper);
   }
 
