@@ -1,11 +1,15 @@
 import { bankProviderProblems, bankProvidersAreSimulated } from './config-bank';
 import { fxConfigProblems, fxVenueIsSimulated } from './config-fx';
 import { rateSourceProblems, rateSourcesAreSimulated } from './config-rates';
-import type { Config } from './config';
 
 type Settings = Parameters<typeof bankProviderProblems>[0] &
   Parameters<typeof rateSourceProblems>[0] &
   Parameters<typeof fxConfigProblems>[0];
+
+/** What the production check reads (a Config; named by shape so config.ts can import this file). */
+type ProductionSettings = { ONRAMP_ENV: string } & Parameters<typeof bankProvidersAreSimulated>[0] &
+  Parameters<typeof rateSourcesAreSimulated>[0] &
+  Parameters<typeof fxVenueIsSimulated>[0];
 
 /** Settings the providers need together (a key for a listed provider...), each by its name. */
 export function providerProblems(config: Settings): { path: string[]; message: string }[] {
@@ -23,7 +27,7 @@ export function providerProblems(config: Settings): { path: string[]; message: s
  * the one line naming the first setting that still names the sandbox, or null. The processes
  * print it and exit 78 (EX_CONFIG), like any other configuration problem.
  */
-export function productionSimulationProblem(config: Config): string | null {
+export function productionSimulationProblem(config: ProductionSettings): string | null {
   if (config.ONRAMP_ENV !== 'production') return null;
   if (bankProvidersAreSimulated(config)) {
     return 'BANK_PROVIDERS: production cannot use the sandbox bank; list paystack, monnify or hmac';
@@ -38,7 +42,7 @@ export function productionSimulationProblem(config: Config): string | null {
 }
 
 /** For process entry points: the problem on stderr and exit 78, or nothing. */
-export function refuseSimulationsInProduction(config: Config): void {
+export function refuseSimulationsInProduction(config: ProductionSettings): void {
   const problem = productionSimulationProblem(config);
   if (!problem) return;
   process.stderr.write(`Invalid configuration: ${problem}\n`);

@@ -1,3 +1,6 @@
+import { latestPayoutOf } from './payouts';
+import { getMerchant } from './merchants';
+import { getRate, newestValidRate } from './rates';
 import type { BankTransfers } from './adapters/bank/bank-transfers';
 import {
   bankProvidersFromConfig,
@@ -46,12 +49,22 @@ export function returnServices(
 ) {
   const returns = new DepositReturnService(clock, transitions, dec(config.RETURN_FEE_NGN));
   const returnOutcomes = new ReturnOutcomes(clock, ledger, transitions);
-  const resolutions = new DepositResolutionService(clock, ledger, transitions, returns);
-  const resolutionLinks = new ResolutionLinkService(clock, resolutions, auditLog, {
-    base: publicBaseUrl(config),
-    key: resolutionLinkKey(config),
-    returnFeeNgn: dec(config.RETURN_FEE_NGN),
+  const resolutions = new DepositResolutionService(clock, ledger, transitions, returns, {
+    latestPayoutOf,
+    getRate,
+    newestValidRate,
   });
+  const resolutionLinks = new ResolutionLinkService(
+    clock,
+    resolutions,
+    auditLog,
+    {
+      base: publicBaseUrl(config),
+      key: resolutionLinkKey(config),
+      returnFeeNgn: dec(config.RETURN_FEE_NGN),
+    },
+    getMerchant,
+  );
   const sandboxBank =
     adapters.bankTransfers ??
     sandboxBankFromConfig(config, clock, returnOutcomes, adapters.onBankNotifyError);

@@ -4,7 +4,7 @@ import { KeyEnvironment } from './domain/key-environment';
 import { dec } from './domain/money';
 import { fxVenueFromConfig } from './fx-venue-from-config';
 import { AuthService } from './merchants';
-import { findMerchant, lockMerchant, MerchantService } from './merchants';
+import { findMerchant, getMerchant, lockMerchant, MerchantService } from './merchants';
 import { RateService } from './rates';
 import { SandboxService } from './sandbox';
 import { OnrampService } from './onramps';
@@ -248,6 +248,7 @@ export function createServices(
       payouts,
       dec(config.WITHDRAWAL_MIN_USD),
       config.ONRAMP_ENV === 'sandbox',
+      getMerchant,
     ),
     withdrawalAddresses: new WithdrawalAddressBookService(clock, auditLog, addressDelaySeconds),
     // A widening settings change waits as long as a new address does (issue 32).

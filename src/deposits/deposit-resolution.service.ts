@@ -3,8 +3,7 @@ import { assetForNgn } from '../domain/rates';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import type { Deposit } from './deposit.entity';
-import { latestPayoutOf, type PayoutRecord as Payout } from '../payouts';
-import { getRate, newestValidRate, type RateRecord as Rate } from '../rates';
+import type { PayoutFacts as Payout, RateFacts as Rate, ResolutionReads } from './deposit-ports';
 import { REASON } from '../domain/deposit-reasons';
 import {
   planResolution,
@@ -32,6 +31,8 @@ export class DepositResolutionService {
     private readonly ledger: LedgerService,
     private readonly transitions: DepositTransitions,
     private readonly returns: DepositReturnService,
+    /** The deposit's payouts and the rates, from their modules. */
+    private readonly reads: ResolutionReads,
   ) {}
 
   /** The deposit must be row-locked in `tx`. */
@@ -146,7 +147,7 @@ export class DepositResolutionService {
   }
 
   private latestPayout(tx: EntityManager, depositId: string): Promise<Payout | null> {
-    return latestPayoutOf(tx, depositId);
+    return this.reads.latestPayoutOf(tx, depositId);
   }
 
   private async released(tx: EntityManager, payout: Payout): Promise<boolean> {
@@ -155,8 +156,10 @@ export class DepositResolutionService {
 
   /** The newest valid rate for what the deposit converts to. */
   private async currentRate(tx: EntityManager, deposit: Deposit): Promise<Rate> {
-    const to = deposit.rateId ? (await getRate(tx, deposit.rateId)).to : (deposit.asset ?? 'USD');
-    const rate = await newestValidRate(tx, to, this.clock.now());
+    const to = deposit.rateId
+      ? (await this.reads.getRate(tx, deposit.rateId)).to
+      : (deposit.asset ?? 'USD');
+    const rate = await this.reads.newestValidRate(tx, to, this.clock.now());
     if (!rate) {
       throw new DomainError(
         ErrorCode.RateUnavailable,

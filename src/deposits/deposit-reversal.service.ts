@@ -11,7 +11,7 @@ import { ngnHoldingOf, OPERATOR, transfer } from '../domain/ledger';
 import { dec } from '../domain/money';
 import type { DepositTransitions } from './deposit-transitions';
 import type { LedgerService } from '../ledger';
-import { lockPendingPayoutOf, type PayoutService } from '../payouts';
+import type { DepositPayouts } from './deposit-ports';
 import { depositSnapshot } from './deposit-snapshot';
 import { ReturnReversal } from './return-reversal';
 
@@ -60,7 +60,7 @@ export class DepositReversalService {
     private readonly clock: Clock,
     private readonly ledger: LedgerService,
     private readonly transitions: DepositTransitions,
-    private readonly payouts: PayoutService,
+    private readonly payouts: Pick<DepositPayouts, 'cancelPendingOfDeposit'>,
   ) {
     this.returnSide = new ReturnReversal(clock, ledger, transitions);
   }
@@ -172,9 +172,6 @@ export class DepositReversalService {
    */
   private async stopPayout(tx: EntityManager, depositId: string): Promise<void> {
     // Earlier payouts of a deposit resolved by an operator are closed; only a PENDING one stops.
-    const payout = await lockPendingPayoutOf(tx, depositId);
-    if (payout) {
-      await this.payouts.cancelLocked(tx, payout, 'bank reversal', null);
-    }
+    await this.payouts.cancelPendingOfDeposit(tx, depositId, 'bank reversal');
   }
 }

@@ -15,7 +15,7 @@ import {
 import { merchantAccount, OPERATOR } from '../domain/ledger';
 import type { LedgerEntry, LedgerService } from '../ledger';
 import { onrampDestinations } from '../onramps/onramp-sql';
-import type { PayoutService } from '../payouts';
+import type { DepositPayouts } from './deposit-ports';
 import { REASON } from '../domain/deposit-reasons';
 import type { BatchMove, DepositTransitions } from './deposit-transitions';
 import { claimPending, lockHeld, type ClaimedDeposit, type HeldDeposit } from './settlement-claim';
@@ -69,7 +69,7 @@ export class DepositSettlementService {
     private readonly ledger: LedgerService,
     private readonly transitions: DepositTransitions,
     private readonly venueFor: (em: EntityManager) => FxVenue,
-    private readonly payouts: PayoutService,
+    private readonly payouts: Pick<DepositPayouts, 'create'>,
     private readonly options: SettlementOptions,
     /** Told about each MERCHANT_BALANCE deposit settled, after commit (metrics). */
     private readonly onSettled?: SettlementObserver,

@@ -2,7 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { Deposit } from './deposit.entity';
-import { getMerchant, type MerchantRecord } from '../merchants';
+import type { MerchantFacts, MerchantLookup } from '../domain/merchant-facts';
 import { MerchantStatus } from '../domain/merchant-status';
 import { retryOnConflict } from '../db/retry';
 import type { DepositStatus } from '../domain/deposit-state-machine';
@@ -76,6 +76,8 @@ export class ResolutionLinkService {
     private readonly resolutions: DepositResolutionService,
     private readonly auditLog: AuditLogService,
     private readonly options: ResolutionLinkOptions,
+    /** The merchants module's `getMerchant`. */
+    private readonly getMerchant: MerchantLookup,
   ) {}
 
   /** The sandbox default: links start with the address the gateway listens on. */
@@ -131,7 +133,7 @@ export class ResolutionLinkService {
     const reader = em.fork();
     const link = this.usable(token, await findLink(reader, token.linkId));
     const deposit = await reader.findOneOrFail(Deposit, { id: link.deposit_id });
-    const merchant = await getMerchant(reader, link.merchant_id);
+    const merchant = await this.getMerchant(reader, link.merchant_id);
     const locked = (await wrongAccountAttempts(reader, deposit.id)) >= PAYER_ACCOUNT_ATTEMPTS;
     const offered = link.used_at || locked ? null : await this.offered(reader, deposit, merchant);
     const amountBack = returnedToPayer(dec(deposit.amountNgn), this.options.returnFeeNgn);
@@ -199,7 +201,7 @@ export class ResolutionLinkService {
           // Returned, not thrown: the count must commit.
           return new PayerChoiceRefused('wrong_account', PAYER_ACCOUNT_ATTEMPTS - wrong);
         }
-        const merchant = await getMerchant(tx, deposit.merchantId);
+        const merchant = await this.getMerchant(tx, deposit.merchantId);
         const offered = await this.offered(tx, deposit, merchant);
         if (!offered[choice]) throw new PayerChoiceRefused('not_offered');
         const before = { status: deposit.status, flag_reason: deposit.flagReason };
@@ -246,7 +248,7 @@ export class ResolutionLinkService {
   }
 
   /** What the payer may choose now, with the amounts shown next to each option. */
-  private async offered(em: EntityManager, deposit: Deposit, merchant: MerchantRecord) {
+  private async offered(em: EntityManager, deposit: Deposit, merchant: MerchantFacts) {
     const facts = await this.resolutions.factsOf(em, deposit);
     let settlePlannable = true;
     try {

@@ -2,10 +2,17 @@ import { readFileSync, statSync } from 'node:fs';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { executeInTransaction } from '../db/locks';
-import type { PayoutRecord as Payout } from '../payouts';
 import { newId } from '../domain/ids';
-import { parseBlocklist, reviewPayout, type RiskDecision } from '../domain/risk-rules';
-import { riskRejectScenario } from '../sandbox';
+import {
+  parseBlocklist,
+  reviewPayout,
+  type PayoutForReview,
+  type RiskDecision,
+} from '../domain/risk-rules';
+import { riskRejectScenario } from '../sandbox/scenario-reads';
+
+/** A payout as the review reads it. */
+type Payout = PayoutForReview & { id: string };
 
 /**
  * The blocklist file, re-read when it changes: an operator adds an address and the next

@@ -10,6 +10,7 @@ import type { ChainHealth as ChainHealthService } from './chain-health-port';
 import { PayoutBroadcaster } from './payout-broadcast';
 import { FeeBumper } from './payout-bump';
 import { PayoutCanceller } from './payout-cancel';
+import { lockPendingPayoutOf } from './payout-reads';
 import { PayoutConfirmer, type CheckOutcome } from './payout-confirm';
 import { createPayouts, type NewPayout } from './payout-create';
 import type {
@@ -164,5 +165,14 @@ export class PayoutService {
     depositReason: string | null,
   ): Promise<void> {
     return this.canceller.cancelLocked(tx, payout, why, depositReason);
+  }
+
+  /**
+   * The deposit's PENDING payout, if any, locked and cancelled in `tx`; the deposit is left to
+   * the caller (a bank reversal moves it itself).
+   */
+  async cancelPendingOfDeposit(tx: EntityManager, depositId: string, why: string): Promise<void> {
+    const payout = await lockPendingPayoutOf(tx, depositId);
+    if (payout) await this.canceller.cancelLocked(tx, payout, why, null);
   }
 }

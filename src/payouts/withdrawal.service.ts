@@ -2,7 +2,7 @@ import { lockAvailableBalance, type LedgerService } from '../ledger';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { afterCursor, NEWEST_FIRST } from '../db/keyset';
 import type { Clock } from '../clock';
-import { getMerchant } from '../merchants';
+import type { MerchantLookup } from '../domain/merchant-facts';
 import { MerchantStatus } from '../domain/merchant-status';
 import { Withdrawal } from './withdrawal.entity';
 import { retryOnConflict } from '../db/retry';
@@ -46,6 +46,8 @@ export class WithdrawalService {
     private readonly minimumUsd: Dec,
     /** The sandbox's default leaves the address book optional; production requires it. */
     private readonly sandbox: boolean,
+    /** The merchants module's `getMerchant`. */
+    private readonly getMerchant: MerchantLookup,
   ) {}
 
   validate(input: WithdrawInput): ValidWithdrawal {
@@ -77,7 +79,7 @@ export class WithdrawalService {
     const valid = this.validate(input);
     return retryOnConflict(() =>
       em.fork().transactional(async (tx) => {
-        const merchant = await getMerchant(tx, merchantId);
+        const merchant = await this.getMerchant(tx, merchantId);
         if (merchant.status === MerchantStatus.FROZEN) {
           throw new DomainError(
             ErrorCode.MerchantFrozen,

@@ -1,7 +1,7 @@
 import { OPERATOR } from '../domain/ledger';
 import { list, lit, merchantAccountIdSql, NET_CREDIT } from '../ledger';
 import { HOLDING_IDS, holdingOfSql } from './holdings';
-import type { LedgerCheck } from './ledger-check';
+import type { LedgerCheck } from './ledger-check-type';
 
 const BANK = OPERATOR.ngnBank.id;
 const LOSSES = OPERATOR.ngnReversalLosses.id;

@@ -1,6 +1,6 @@
 import { OPERATOR } from '../domain/ledger';
 import { lit, NET_CREDIT, operatorBalance } from '../ledger';
-import type { LedgerCheck } from './ledger-check';
+import type { LedgerCheck } from './ledger-check-type';
 
 const BANK = OPERATOR.ngnBank.id;
 const RETURNS = OPERATOR.ngnReturns.id;

@@ -3,7 +3,7 @@ import { DEPOSIT_STATUSES, INITIAL_STATUSES } from '../domain/deposit-state-mach
 import { OPERATOR } from '../domain/ledger';
 import { list, lit, NET_CREDIT, operatorBalance } from '../ledger';
 import { HOLDINGS, type Holding } from './holdings';
-import type { LedgerCheck } from './ledger-check';
+import type { LedgerCheck } from './ledger-check-type';
 
 const BANK = OPERATOR.ngnBank.id;
 const LOSSES = OPERATOR.ngnReversalLosses.id;

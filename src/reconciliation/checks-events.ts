@@ -1,4 +1,4 @@
-import type { LedgerCheck } from './ledger-check';
+import type { LedgerCheck } from './ledger-check-type';
 
 /**
  * The outbox has no foreign keys (they cost two lookups per event; see

@@ -5,7 +5,7 @@ import {
   type MerchantBucket,
 } from '../domain/ledger';
 import { list, lit, merchantAccountIdSql, NET_CREDIT } from '../ledger';
-import type { LedgerCheck } from './ledger-check';
+import type { LedgerCheck } from './ledger-check-type';
 
 const BUCKETS: readonly MerchantBucket[] = ['usd_available', 'usd_pending_withdrawal'];
 const DEPOSIT_KINDS = [

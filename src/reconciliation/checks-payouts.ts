@@ -1,5 +1,5 @@
 import { OPERATOR } from '../domain/ledger';
-import type { LedgerCheck } from './ledger-check';
+import type { LedgerCheck } from './ledger-check-type';
 import { lit, merchantAccountIdSql, NET_CREDIT, operatorBalance } from '../ledger';
 
 const PAYOUTS_PENDING = OPERATOR.usdPayoutsPending.id;

@@ -1,3 +1,4 @@
+import type { LedgerCheck } from './ledger-check-type';
 import { DEPOSIT_POSTING_CHECKS } from './checks-deposit-postings';
 import { DEPOSIT_RETURN_CHECKS } from './checks-deposit-returns';
 import { DEPOSIT_TOTAL_CHECKS } from './checks-deposit-totals';
@@ -25,15 +26,9 @@ export interface LedgerViolation {
 
 export type LedgerQuery = (sql: string, params?: unknown[]) => Promise<any[]>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-export interface LedgerCheck {
-  name: string;
-  /** One sentence: what must hold. */
-  description: string;
-  /** A `select` with one text column `detail`, one row per violation. */
-  sql: string;
-}
-
 /** Violations reported per check; the rest are summarised in one more row. */
+export type { LedgerCheck };
+
 export const MAX_DETAILS_PER_CHECK = 100;
 
 /** Every check, in the order reported. */

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import type { ChainRegistry } from '../adapters/chain/chain-registry';
-import { chainOutageScenario } from '../sandbox';
+import { chainOutageScenario } from '../sandbox/scenario-reads';
 
 /** Each configured chain's last observed health, for the `onramp_chain_healthy` gauge. */
 export const CHAIN_HEALTH_SQL = 'select chain, healthy from chain_status';

@@ -4,7 +4,7 @@ import { executeInTransaction } from '../db/locks';
 import type { WebhookDeliveryStatus } from '../domain/webhook-delivery-status';
 import type { WebhookResponse } from '../adapters/webhook/webhook-sender';
 import { Batcher, type Settled } from '../lib/batching';
-import type { AttemptOutcome, ClaimedDelivery } from './webhook-delivery.service';
+import type { AttemptOutcome, ClaimedDelivery } from './webhook-delivery-types';
 
 type RecordedOutcome = Exclude<AttemptOutcome, { kind: 'no_endpoint' } | { kind: 'lease_lost' }>;
 

@@ -2,7 +2,6 @@ import { invalidParameter } from '../domain/errors';
 import { parseEnabledEvents } from '../domain/webhook-events';
 import { TEXT_ARRAY, textArray } from '../db/text-array';
 import { parseWebhookUrl } from '../domain/webhook-url';
-import type { WebhookEndpointOptions } from './webhook-endpoint.service';
 
 export interface EndpointInput {
   url: unknown;
@@ -82,4 +81,17 @@ export async function checkedUrl(
     );
   }
   return parsed.toString();
+}
+
+export interface WebhookEndpointOptions {
+  /** Production: https only. */
+  production: boolean;
+  /**
+   * WEBHOOK_ALLOW_PRIVATE: the operator lets URLs point at loopback and private networks (local
+   * receivers). Otherwise, in every environment, the host must resolve to public addresses only.
+   */
+  allowPrivate: boolean;
+  rotationSeconds: number;
+  /** DNS check of a host (injected so tests need no resolver). */
+  resolvesToPublicOnly: (hostname: string) => Promise<boolean>;
 }

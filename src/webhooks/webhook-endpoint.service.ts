@@ -11,6 +11,7 @@ import {
   patchAssignments,
   type EndpointInput,
   type EndpointPatch,
+  type WebhookEndpointOptions,
 } from './webhook-endpoint-input';
 import {
   countEndpoints,
@@ -28,20 +29,11 @@ import {
 
 export type { WebhookEndpointView } from './webhook-endpoint-rows';
 export { noEndpoint } from './webhook-endpoint-rows';
-export type { EndpointInput, EndpointPatch } from './webhook-endpoint-input';
-
-export interface WebhookEndpointOptions {
-  /** Production: https only. */
-  production: boolean;
-  /**
-   * WEBHOOK_ALLOW_PRIVATE: the operator lets URLs point at loopback and private networks (local
-   * receivers). Otherwise, in every environment, the host must resolve to public addresses only.
-   */
-  allowPrivate: boolean;
-  rotationSeconds: number;
-  /** DNS check of a host (injected so tests need no resolver). */
-  resolvesToPublicOnly: (hostname: string) => Promise<boolean>;
-}
+export type {
+  EndpointInput,
+  EndpointPatch,
+  WebhookEndpointOptions,
+} from './webhook-endpoint-input';
 
 /** Sealed secrets are bound to their merchant: a sealed value copied to another merchant's row does not open. */
 export const webhookSecretContext = (merchantId: string) => `webhook_secret:${merchantId}`;

@@ -1,4 +1,4 @@
-import type { OperationExample } from './examples';
+import type { OperationExample } from './operation-example';
 
 /** The merchant settings with the payment rules (issue 22), as answered and sent. */
 export const MERCHANT_SETTINGS = {

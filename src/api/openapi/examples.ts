@@ -1,3 +1,4 @@
+import type { OperationExample } from './operation-example';
 import { PROVIDER_NOTIFICATION_EXAMPLES } from './provider-notification-examples';
 import { ADDRESS_BOOK_EXAMPLES } from './address-book-examples';
 /**
@@ -102,13 +103,7 @@ export const API_KEY = {
   revoked_at: null,
 };
 
-export interface OperationExample {
-  /** Examples of path and query parameters, by parameter name. */
-  parameters?: Record<string, unknown>;
-  request?: unknown;
-  /** The success responses' examples, by status. */
-  responses: Record<string, unknown>;
-}
+export type { OperationExample };
 
 export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
   getHealth: {

@@ -1,4 +1,4 @@
-import type { OperationExample } from './examples';
+import type { OperationExample } from './operation-example';
 
 /** Examples of the /v1/webhook_endpoints operations (see examples.ts). */
 const AT = '2026-11-25T10:00:00.000Z';
