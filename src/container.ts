@@ -4,7 +4,13 @@ import { KeyEnvironment } from './domain/key-environment';
 import { dec } from './domain/money';
 import { fxVenueFromConfig } from './fx-venue-from-config';
 import { AuthService } from './merchants';
-import { findMerchant, getMerchant, lockMerchant, MerchantService } from './merchants';
+import {
+  findMerchant,
+  getMerchant,
+  lockMerchant,
+  MerchantService,
+  moveMerchant,
+} from './merchants';
 import { RateService } from './rates';
 import { SandboxService } from './sandbox';
 import { OnrampService } from './onramps';
@@ -203,7 +209,7 @@ export function createServices(
       sandbox,
       new AccountProvisioning(bankProviders, accounts),
       encryption.box,
-      { find: findMerchant, lock: lockMerchant },
+      { find: findMerchant, lock: lockMerchant, move: moveMerchant },
     ),
     idempotency: new IdempotencyService(encryption.box, {
       leaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,

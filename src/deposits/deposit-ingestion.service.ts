@@ -23,6 +23,7 @@ import { REASON } from '../domain/deposit-reasons';
 import {
   dailyLimitDecision,
   decideArrival,
+  firstStatusReason,
   type DepositLimits,
   type FirstStatus,
 } from '../domain/deposit-rules';
@@ -30,6 +31,7 @@ import type { DepositView } from './deposit-view';
 import { parseInboundTransfer, type InboundTransfer } from '../domain/inbound-transfer';
 import type { DepositReturnService } from './deposit-returns.service';
 import { insertDeposit, type NewDeposit } from './new-deposit';
+import { moveDeposit, type MovedColumns } from './deposit-move';
 
 export { parseInboundTransfer, type InboundTransfer } from '../domain/inbound-transfer';
 
@@ -140,7 +142,7 @@ export class DepositIngestionService {
       : first;
 
     const shortLived = onramp.type !== 'PERMANENT';
-    const deposit: NewDeposit = {
+    const deposit: Omit<NewDeposit, keyof MovedColumns> & Partial<MovedColumns> = {
       id: newId('dep', this.clock),
       onrampId: onramp.id,
       merchantId: onramp.merchantId,
@@ -156,9 +158,6 @@ export class DepositIngestionService {
       chain: onramp.settlementChain,
       settlementMode: onramp.settlementMode,
       txHash: null,
-      status: decision.status,
-      failureReason: decision.status === 'FAILED' ? decision.failureReason : null,
-      flagReason: decision.status === 'FLAGGED' ? decision.flagReason : null,
       senderName: input.senderName ?? null,
       senderAccount: input.senderAccount ?? null,
       // What the database generates (right(sender_account, 4)), for the answer of this call.
@@ -166,9 +165,10 @@ export class DepositIngestionService {
       senderBank: input.senderBank ?? null,
       lagosDay: day,
       createdAt: at,
-      updatedAt: now,
       settledAt: null,
     };
+    // Its first status, as the rules decided: checked against the table's initial ones.
+    moveDeposit(deposit, decision.status, { reason: firstStatusReason(decision) }, now);
     if (!(await insertDeposit(tx, deposit))) {
       // Two notifications with one reference raced (for other accounts, or missed by the
       // arrival read's snapshot); the other committed first and its deposit is the answer.
@@ -184,9 +184,21 @@ export class DepositIngestionService {
     // A payment rule whose action is `return` flags the deposit with its reason, then starts the
     // return in this transaction (the runner sends it). A transfer whose paying account the bank
     // did not name cannot go back: it stays FLAGGED for the merchant or the operator.
-    if (decision.status === 'FLAGGED' && decision.returnToPayer && deposit.senderAccount) {
-      await this.returns?.startReturns(tx, [deposit.id], decision.flagReason, 'payment_rules');
-      if (this.returns) deposit.status = 'RETURNING';
+    let answer: DepositView = deposit;
+    if (
+      decision.status === 'FLAGGED' &&
+      decision.returnToPayer &&
+      deposit.senderAccount &&
+      this.returns
+    ) {
+      const [returning] = await this.returns.startReturns(
+        tx,
+        [deposit.id],
+        decision.flagReason,
+        'payment_rules',
+      );
+      // The answer shows the status the return moved the row to (the rest as inserted).
+      answer = { ...deposit, status: returning.status };
     }
     // A THROWAWAY takes one transfer: the first completes it and starts its account's cooldown.
     if (onramp.type === 'THROWAWAY' && onrampStatusAt(onramp, at) === 'ACTIVE') {
@@ -209,7 +221,7 @@ export class DepositIngestionService {
         }
       }
     }
-    return { kind: 'deposit', deposit, created: true };
+    return { kind: 'deposit', deposit: answer, created: true };
   }
 
   /** The spec's rules up to the per-deposit limit; the daily limits are decided after. */

@@ -9,6 +9,7 @@ import { newId } from '../domain/ids';
 import { dec, type Dec } from '../domain/money';
 import { returnFee } from '../domain/return-fee';
 import type { DepositTransitions } from './deposit-transitions';
+import { moveDepositReturn } from './deposit-return-transitions';
 
 /** Who asked for a return, for the attempt's record (`merchant:{id}`, `operator:{name}`, `rule:{name}`). */
 export type ReturnActor = string;
@@ -81,12 +82,13 @@ export class DepositReturnService {
   ): Promise<void> {
     const now = this.clock.now();
     const fee = returnFee(dec(deposit.amountNgn), this.feeNgn);
+    const first = moveDepositReturn(null, 'PENDING');
     await executeInTransaction(
       tx,
       `insert into deposit_returns
          (id, deposit_id, merchant_id, status, amount_ngn, fee_ngn, to_account, bank_code, name,
           reason, actor, next_attempt_at, created_at, updated_at)
-       values (?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       values (?, ?, ?, ${first.value}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         newId('ret', this.clock),
         deposit.id,

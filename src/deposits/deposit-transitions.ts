@@ -1,23 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import type { Deposit } from './deposit.entity';
-import { transition, type DepositStatus } from '../domain/deposit-state-machine';
+import type { DepositStatus } from '../domain/deposit-state-machine';
 import { countsAgainstLimits } from '../domain/deposit-rules';
 import { ngnHoldingOf, transfer } from '../domain/ledger';
 import { Dec, dec } from '../domain/money';
 import { adjustDailyVolume } from './daily-volume';
 import { executeInTransaction } from '../db/locks';
 import type { LedgerEntry, LedgerService } from '../ledger';
+import { checkDepositMove, moveDeposit, type MoveOptions } from './deposit-move';
 
-export interface MoveOptions {
-  /** flag_reason (to FLAGGED) or failure_reason (to FAILED). */
-  reason?: string;
-  /**
-   * The NGN has left the operator (a bank reversal): the caller books where it went, so the
-   * move does not carry it between holding accounts.
-   */
-  ngnLeft?: boolean;
-}
+export type { MoveOptions } from './deposit-move';
 
 /** What a move reads and writes of a deposit: the entity, or a row a batch read itself. */
 export type MovableDeposit = Pick<
@@ -72,7 +65,7 @@ export class DepositTransitions {
       await adjustDailyVolume(tx, deposit.merchantId, deposit.lagosDay, effects.volumeDelta);
     }
     if (effects.hold) await this.ledger.post(tx, effects.hold);
-    applyMove(deposit, to, options, this.clock.now());
+    moveDeposit(deposit, to, options, this.clock.now());
     // Back in PENDING_FX (an operator's retry): any drain may take it at once.
     if (to === 'PENDING_FX') {
       deposit.settleClaim = null;
@@ -113,8 +106,8 @@ export class DepositTransitions {
       await adjustDailyVolume(tx, merchantId, day, delta);
     }
     const now = this.clock.now();
-    for (const move of moves) applyMove(move.deposit, move.to, move.options ?? {}, now);
-    await writeBatch(
+    for (const move of moves) moveDeposit(move.deposit, move.to, move.options ?? {}, now);
+    await moveDepositRows(
       tx,
       moves.map((m) => m.deposit),
     );
@@ -126,10 +119,7 @@ export class DepositTransitions {
 /** Checks the move against the table and says what else it changes; writes nothing. */
 function effectsOf(deposit: MovableDeposit, to: DepositStatus, options: MoveOptions): MoveEffects {
   const from = deposit.status;
-  transition(from, to);
-  if ((to === 'FLAGGED' || to === 'FAILED') && !options.reason) {
-    throw new Error(`a move to ${to} needs a reason`);
-  }
+  checkDepositMove(from, to, options);
   let volumeDelta: Dec | null = null;
   if (countsAgainstLimits(from) !== countsAgainstLimits(to)) {
     const limitUsd = dec(deposit.limitUsd);
@@ -150,21 +140,11 @@ function effectsOf(deposit: MovableDeposit, to: DepositStatus, options: MoveOpti
   return { volumeDelta, hold };
 }
 
-function applyMove(
-  deposit: MovableDeposit,
-  to: DepositStatus,
-  options: MoveOptions,
-  now: Date,
-): void {
-  deposit.status = to;
-  deposit.flagReason = to === 'FLAGGED' ? options.reason! : null;
-  deposit.failureReason = to === 'FAILED' ? options.reason! : null;
-  if (to === 'SETTLED') deposit.settledAt = now;
-  deposit.updatedAt = now;
-}
-
-/** One UPDATE for the whole batch; the status trigger still checks and records each row. */
-async function writeBatch(tx: EntityManager, deposits: BatchDeposit[]): Promise<void> {
+/**
+ * Writes a batch's moves, each made by `moveDeposit`, in one UPDATE; the status trigger checks
+ * each row's move against `deposit_transitions` again and records it.
+ */
+async function moveDepositRows(tx: EntityManager, deposits: BatchDeposit[]): Promise<void> {
   await executeInTransaction(
     tx,
     `update deposits as d

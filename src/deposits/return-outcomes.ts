@@ -10,6 +10,8 @@ import { OPERATOR, transfer } from '../domain/ledger';
 import { dec } from '../domain/money';
 import type { LedgerService } from '../ledger';
 import type { DepositTransitions } from './deposit-transitions';
+import type { DepositReturnStatus } from '../domain/deposit-return-lifecycle';
+import { moveDepositReturn } from './deposit-return-transitions';
 
 /** What applying a bank answer did: `unknown` when no attempt has that reference. */
 export type AppliedReturnOutcome =
@@ -20,6 +22,7 @@ const MAX_REASON = 500;
 
 interface OpenAttempt {
   id: string;
+  status: DepositReturnStatus;
   amount_ngn: string;
   fee_ngn: string;
 }
@@ -74,7 +77,8 @@ export class ReturnOutcomes {
       );
       const [open] = await executeInTransaction<OpenAttempt>(
         tx,
-        `select id, amount_ngn::text as amount_ngn, fee_ngn::text as fee_ngn from deposit_returns
+        `select id, status, amount_ngn::text as amount_ngn, fee_ngn::text as fee_ngn
+           from deposit_returns
           where id = ? and status in ('PENDING', 'SENT') for update`,
         [reference],
       );
@@ -88,17 +92,17 @@ export class ReturnOutcomes {
       if (deposit.reversedAt !== null) return this.afterReversal(tx, deposit, open, outcome);
       if (deposit.status !== 'RETURNING') return unchanged;
       if (outcome.outcome === 'accepted') {
-        await this.setAttempt(tx, open.id, 'SENT', null);
+        await this.setAttempt(tx, open, 'SENT', null);
         return unchanged;
       }
       if (outcome.outcome === 'refused') {
-        await this.setAttempt(tx, open.id, 'FAILED', outcome.reason);
+        await this.setAttempt(tx, open, 'FAILED', outcome.reason);
         await this.transitions.moveTo(tx, deposit, 'RETURN_FAILED');
         return { kind: 'applied', depositId: deposit.id, status: deposit.status } as const;
       }
       const amount = dec(open.amount_ngn);
       const fee = dec(open.fee_ngn);
-      await this.setAttempt(tx, open.id, 'COMPLETED', null);
+      await this.setAttempt(tx, open, 'COMPLETED', null);
       await this.ledger.post(tx, {
         kind: 'deposit_returned',
         depositId: deposit.id,
@@ -127,14 +131,14 @@ export class ReturnOutcomes {
   ): Promise<AppliedReturnOutcome> {
     const applied = { kind: 'applied', depositId: deposit.id, status: deposit.status } as const;
     if (outcome.outcome === 'accepted') {
-      await this.setAttempt(tx, open.id, 'SENT', null);
+      await this.setAttempt(tx, open, 'SENT', null);
       return { ...applied, kind: 'unchanged' };
     }
     if (outcome.outcome === 'refused') {
-      await this.setAttempt(tx, open.id, 'FAILED', outcome.reason);
+      await this.setAttempt(tx, open, 'FAILED', outcome.reason);
       return applied;
     }
-    await this.setAttempt(tx, open.id, 'COMPLETED', null);
+    await this.setAttempt(tx, open, 'COMPLETED', null);
     const paid = dec(open.amount_ngn).minus(dec(open.fee_ngn));
     if (!paid.isZero()) {
       await this.ledger.post(tx, {
@@ -147,16 +151,19 @@ export class ReturnOutcomes {
     return applied;
   }
 
+  /** The attempt (locked, read open) to the bank's answer, as its lifecycle allows. */
   private async setAttempt(
     tx: EntityManager,
-    id: string,
-    status: 'SENT' | 'COMPLETED' | 'FAILED',
+    attempt: OpenAttempt,
+    to: 'SENT' | 'COMPLETED' | 'FAILED',
     failureReason: string | null,
   ): Promise<void> {
+    const move = moveDepositReturn(attempt.status, to);
     await executeInTransaction(
       tx,
-      'update deposit_returns set status = ?, failure_reason = ?, updated_at = ? where id = ?',
-      [status, failureReason, this.clock.now(), id],
+      `update deposit_returns set ${move.set}, failure_reason = ?, updated_at = ?
+        where id = ? and ${move.allowed}`,
+      [failureReason, this.clock.now(), attempt.id],
     );
   }
 }

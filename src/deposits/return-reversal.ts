@@ -8,6 +8,8 @@ import { OPERATOR, transfer, type Posting } from '../domain/ledger';
 import { dec } from '../domain/money';
 import type { LedgerService } from '../ledger';
 import type { DepositTransitions } from './deposit-transitions';
+import type { DepositReturnStatus } from '../domain/deposit-return-lifecycle';
+import { moveDepositReturn } from './deposit-return-transitions';
 
 /** Why an attempt stopped before the runner sent it (kept on the attempt for the operator). */
 export const CANCELLED_BY_REVERSAL = 'Cancelled: the bank reversed the transfer before it was sent';
@@ -67,7 +69,11 @@ export class ReturnReversal {
       await this.flag(tx, deposit);
       return;
     }
-    const [open] = await executeInTransaction<{ id: string; status: string; attempts: number }>(
+    const [open] = await executeInTransaction<{
+      id: string;
+      status: DepositReturnStatus;
+      attempts: number;
+    }>(
       tx,
       `select id, status, attempts from deposit_returns
         where deposit_id = ? and status in ('PENDING', 'SENT') for update`,
@@ -79,10 +85,11 @@ export class ReturnReversal {
       postings: transfer(OPERATOR.ngnReturns, OPERATOR.ngnBank, amount),
     });
     if (open && open.status === 'PENDING' && Number(open.attempts) === 0) {
+      const cancelled = moveDepositReturn(open.status, 'CANCELLED');
       await executeInTransaction(
         tx,
-        `update deposit_returns set status = 'CANCELLED', failure_reason = ?, updated_at = ?
-          where id = ?`,
+        `update deposit_returns set ${cancelled.set}, failure_reason = ?, updated_at = ?
+          where id = ? and ${cancelled.allowed}`,
         [CANCELLED_BY_REVERSAL, now, open.id],
       );
       await this.transitions.moveTo(tx, deposit, 'REVERSED', { ngnLeft: true });

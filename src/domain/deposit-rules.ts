@@ -10,6 +10,12 @@ export type FirstStatus =
   | { status: 'FLAGGED'; flagReason: string; returnToPayer?: boolean }
   | { status: 'FAILED'; failureReason: string };
 
+/** The reason a first status records (FLAGGED and FAILED have one). */
+export function firstStatusReason(first: FirstStatus): string | undefined {
+  if (first.status === 'FLAGGED') return first.flagReason;
+  return first.status === 'FAILED' ? first.failureReason : undefined;
+}
+
 export interface ArrivalFacts {
   onrampType: 'THROWAWAY' | 'EPHEMERAL' | 'PERMANENT';
   /** The onramp's status at the transfer's arrival (EXPIRED from the TTL instant). */

@@ -17,6 +17,7 @@ import {
 import {
   lockMerchant,
   merchantSnapshot,
+  moveMerchant,
   type IssuedKey,
   type MerchantRecord,
   type MerchantService,
@@ -81,8 +82,7 @@ export class OperatorService {
         const status = frozen ? MerchantStatus.FROZEN : MerchantStatus.ACTIVE;
         if (merchant.status === status) return merchant;
         const before = merchantSnapshot(merchant);
-        merchant.status = status;
-        merchant.updatedAt = this.clock.now();
+        moveMerchant(merchant, status, this.clock.now());
         await tx.flush();
         await this.audit.record(tx, {
           actor,

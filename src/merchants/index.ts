@@ -11,6 +11,7 @@ export { merchantSnapshot } from './merchant-snapshot';
 export { lockMerchant } from './merchant-lock';
 export { findMerchant, getMerchant } from './merchant-reads';
 export type { MerchantRecord } from './merchant-lock';
+export { moveMerchant } from './merchant-transitions';
 export type { IssuedKey } from './merchant.service';
 export { liveApiKeys, liveDashboardSessions } from './credential-reads';
 export {

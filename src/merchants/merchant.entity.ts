@@ -11,7 +11,7 @@ export class Merchant {
   name!: string;
 
   @Enum({ items: () => MerchantStatus, type: 'text' })
-  status: MerchantStatus = MerchantStatus.ACTIVE;
+  status!: MerchantStatus;
 
   /** Null: the deployment's default (on in production); see `addressBookRequired`. */
   @Property({ type: 'boolean', nullable: true })

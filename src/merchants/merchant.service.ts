@@ -7,6 +7,7 @@ import { ApiKey } from './api-key.entity';
 import { KeyEnvironment } from '../domain/key-environment';
 import { Merchant } from './merchant.entity';
 import { MerchantStatus } from '../domain/merchant-status';
+import { moveMerchant } from './merchant-transitions';
 
 export const KEY_PREFIX: Record<KeyEnvironment, string> = {
   [KeyEnvironment.Sandbox]: 'sk_test_',
@@ -37,13 +38,12 @@ export class MerchantService {
       throw new DomainError(ErrorCode.InvalidParameter, 'Merchant name must be 1-200 characters');
     }
     const now = this.clock.now();
-    const merchant = em.create(Merchant, {
+    const merchant = Object.assign(new Merchant(), {
       id: newId('mer', this.clock),
       name: trimmed,
-      status: MerchantStatus.ACTIVE,
       createdAt: now,
-      updatedAt: now,
     });
+    moveMerchant(merchant, MerchantStatus.ACTIVE, now);
     await em.persistAndFlush(merchant);
     return merchant;
   }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { MerchantStatus } from '../domain/merchant-status';
 
 /**
  * What creating an onramp needs from other modules, as ports the composition root fills
@@ -41,6 +42,8 @@ export interface OnrampMerchants {
   find(em: EntityManager, merchantId: string): Promise<OnrampMerchant | null>;
   /** The same, its row locked FOR UPDATE in `tx` (a freeze waits for the creation). */
   lock(tx: EntityManager, merchantId: string): Promise<OnrampMerchant | null>;
+  /** Moves a merchant `lock` gave (merchants' `moveMerchant`, checked against its lifecycle). */
+  move(merchant: OnrampMerchant, to: MerchantStatus, now: Date): void;
 }
 
 /** The merchant's row as onramp creation sees it (it freezes one over its daily limit). */

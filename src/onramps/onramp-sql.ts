@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { OnrampStatus } from '../domain/onramp-kinds';
 import { executeInTransaction } from '../db/locks';
+import { moveOnrampRows } from './onramp-transitions';
 
 /**
  * SQL over the onramps module's tables for the deposit pipeline's statements, which stay one
@@ -24,9 +26,12 @@ export const ONRAMP_HOLDING_NUMBER_SQL = `
    limit 1
      for update of o`;
 
+const COMPLETED = moveOnrampRows(OnrampStatus.COMPLETED);
+
 /**
  * A THROWAWAY onramp that took its deposit (row-locked by the arrival read) becomes COMPLETED
- * and its virtual account's hand-out ends now, starting the cooldown: one statement, in the
+ * (`moveOnrampRows`: only from ACTIVE, the one status the caller calls it in) and its virtual
+ * account's hand-out ends now, starting the cooldown: one statement, in the
  * caller's transaction. greatest(): a clock behind the allocating process's must not fail the
  * released_at >= assigned_at check.
  */
@@ -38,7 +43,8 @@ export async function completeThrowaway(
   await executeInTransaction(
     tx,
     `with completed as (
-       update onramps set status = 'COMPLETED', updated_at = ? where id = ? returning id
+       update onramps set ${COMPLETED.set}, updated_at = ?
+        where id = ? and ${COMPLETED.allowed} returning id
      )
      update virtual_account_assignments set released_at = greatest(?::timestamptz, assigned_at)
       where onramp_id = (select id from completed) and released_at is null`,

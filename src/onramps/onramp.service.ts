@@ -3,8 +3,6 @@ import { afterCursor, NEWEST_FIRST } from '../db/keyset';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
-import { checkMove } from '../domain/transitions';
-import { ONRAMP_LIFECYCLE } from '../domain/onramp-status';
 import { newId, newPaymentReference, newSecret } from '../domain/ids';
 import { lagosDay } from '../domain/lagos-day';
 import {
@@ -27,6 +25,7 @@ import type { RequestContext } from '../context/request-context';
 import { assertOnrampInScope, merchantWide, readScopeOf } from '../context/read-scope';
 import type { SecretBox } from '../crypto/secret-box';
 import { customerColumns } from './onramp-customer-store';
+import { moveOnramp } from './onramp-transitions';
 
 export interface OnrampSettings {
   ttlSeconds: number;
@@ -114,18 +113,16 @@ export class OnrampService {
       [merchantId, lagosDay(now)],
     );
     if (created > this.settings.dailyLimit) {
-      merchant.status = MerchantStatus.FROZEN;
-      merchant.updatedAt = now;
+      this.merchants.move(merchant, MerchantStatus.FROZEN, now);
       return { frozen: true };
     }
     const account = await this.provisioning.assign(tx, id, prepared);
     const clientSecret = newSecret('oc_');
     const settlement = request.settlement;
-    const onramp = tx.create(Onramp, {
+    const onramp = Object.assign(new Onramp(), {
       id,
       merchantId,
       type: request.type as OnrampType,
-      status: OnrampStatus.ACTIVE,
       rateId: request.rateId,
       paymentReference: newPaymentReference(),
       accountNumber: account.accountNumber,
@@ -147,8 +144,9 @@ export class OnrampService {
           ? null
           : new Date(now.getTime() + this.settings.ttlSeconds * 1000),
       createdAt: now,
-      updatedAt: now,
     });
+    moveOnramp(onramp, OnrampStatus.ACTIVE, now);
+    tx.persist(onramp);
     if (this.settings.sandbox) {
       await tx.flush(); // the scheduled transfer references the onramp row
       await this.sandbox.scheduleAutoDeposit(tx, merchantId, id, account.accountNumber);
@@ -223,9 +221,7 @@ export class OnrampService {
         );
       }
       if (onramp.status === OnrampStatus.DEACTIVATED) return onramp;
-      checkMove(ONRAMP_LIFECYCLE, onramp.status, OnrampStatus.DEACTIVATED);
-      onramp.status = OnrampStatus.DEACTIVATED;
-      onramp.updatedAt = this.clock.now();
+      moveOnramp(onramp, OnrampStatus.DEACTIVATED, this.clock.now());
       await this.accounts.release(tx, onramp.id);
       return onramp;
     });
@@ -272,9 +268,7 @@ export class OnrampService {
         },
       );
       for (const onramp of due) {
-        checkMove(ONRAMP_LIFECYCLE, onramp.status, OnrampStatus.EXPIRED);
-        onramp.status = OnrampStatus.EXPIRED;
-        onramp.updatedAt = now;
+        moveOnramp(onramp, OnrampStatus.EXPIRED, now);
         await this.accounts.release(tx, onramp.id);
       }
       return due.length;

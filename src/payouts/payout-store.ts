@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Payout } from './payout.entity';
 import { executeInTransaction } from '../db/locks';
 import type { PayoutStatus } from '../domain/payout-lifecycle';
+import { movePayoutRows } from './payout-transitions';
 
 /**
  * Payout rows in plain SQL, for the stages every payout passes through (create, sign,
@@ -154,22 +155,31 @@ export async function insertPayouts(tx: EntityManager, payouts: Payout[]): Promi
   );
 }
 
+const WRITE_BACK = movePayoutRows('p.status', 'r.status');
+
 /**
  * Writes back payouts this transaction locked and changed (through `movePayout`, or the
- * broadcast times), in one statement: every column a payout's life changes.
+ * broadcast times), in one statement: every column a payout's life changes. A row whose stored
+ * status does not allow its move is not written, and the call throws.
  */
 export async function savePayouts(tx: EntityManager, payouts: Payout[]): Promise<void> {
   if (payouts.length === 0) return;
-  await executeInTransaction(
+  const written = await executeInTransaction<{ id: string }>(
     tx,
     `update payouts as p
-        set status = r.status, from_address = r.from_address, token_address = r.token_address,
+        set ${WRITE_BACK.set}, from_address = r.from_address, token_address = r.token_address,
             nonce = r.nonce, tx_hash = r.tx_hash, signed_at = r.signed_at,
             broadcast_at = r.broadcast_at, last_broadcast_at = r.last_broadcast_at,
             confirmed_at = r.confirmed_at, block_number = r.block_number,
             cancel_reason = r.cancel_reason, updated_at = r.updated_at
        from jsonb_to_recordset(?::jsonb) as ${RECORD_COLUMNS}
-      where p.id = r.id`,
+      where p.id = r.id and ${WRITE_BACK.allowed}
+      returning p.id`,
     [JSON.stringify(payouts.map(recordOf))],
   );
+  const done = new Set(written.map((row) => row.id));
+  const refused = [...new Set(payouts.map((p) => p.id))].filter((id) => !done.has(id));
+  if (refused.length > 0) {
+    throw new Error(`payouts ${refused.join(', ')}: stored status does not allow their move`);
+  }
 }

@@ -6,7 +6,7 @@ import {
   type PayoutStatus,
   type WithdrawalStatus,
 } from '../domain/payout-lifecycle';
-import { checkMove } from '../domain/transitions';
+import { checkMove, sqlMove, type SqlMove } from '../domain/transitions';
 
 /** A payout's move and what the new status records (the table's checks require each). */
 export type PayoutMove =
@@ -46,6 +46,16 @@ export function movePayout(payout: Payout, move: PayoutMove, now: Date): void {
   }
   payout.status = move.to;
   payout.updatedAt = now;
+}
+
+/**
+ * `movePayout` for the statement that writes payouts back (`savePayouts`), after `movePayout`
+ * moved them in memory: the SET item copying each record's status, and the condition that
+ * PAYOUT_LIFECYCLE lets the stored status move to it, or the payout keeps its status (a
+ * broadcast writes its times only). `stored`, `record`: the two status columns.
+ */
+export function movePayoutRows(stored: string, record: string): SqlMove {
+  return sqlMove(PAYOUT_LIFECYCLE, stored, { column: record }, { unchanged: true });
 }
 
 /** A withdrawal's move and what it records; FAILED always says why (internal only). */

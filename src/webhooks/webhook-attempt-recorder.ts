@@ -5,6 +5,7 @@ import type { WebhookDeliveryStatus } from '../domain/webhook-delivery-status';
 import type { WebhookResponse } from '../adapters/webhook/webhook-sender';
 import { Batcher, type Settled } from '../lib/batching';
 import type { AttemptOutcome, ClaimedDelivery } from './webhook-delivery-types';
+import { moveWebhookDelivery } from './webhook-delivery-transitions';
 
 type RecordedOutcome = Exclude<AttemptOutcome, { kind: 'no_endpoint' } | { kind: 'lease_lost' }>;
 
@@ -38,6 +39,15 @@ interface QueuedRecord {
   row: AttemptRow;
 }
 
+/** Each row of a batch to the status its outcome gives, as the lifecycle allows. */
+const RECORDED = moveWebhookDelivery({ column: 'i.status' }, 'd.status');
+/** A delivery with no endpoint to send to fails without an attempt. */
+const UNATTEMPTED = moveWebhookDelivery('FAILED');
+
+/** The status an attempt's outcome leaves its delivery in. */
+const statusAfter = (outcome: RecordedOutcome): WebhookDeliveryStatus =>
+  outcome.kind === 'succeeded' ? 'SUCCEEDED' : outcome.kind === 'retry' ? 'PENDING' : 'FAILED';
+
 /**
  * Records many attempts in one statement: each delivery is updated only under the lease and
  * attempt count it was attempted with, and its attempt row is written only if it was (the
@@ -51,12 +61,13 @@ const RECORD_ATTEMPTS = `
       updated_at timestamptz, url text, latency_ms int)
   ), updated as (
     update webhook_deliveries d
-       set status = i.status, attempt_count = i.prev_count + 1,
+       set ${RECORDED.set}, attempt_count = i.prev_count + 1,
            first_attempt_at = coalesce(d.first_attempt_at, i.attempted_at),
            next_attempt_at = i.next_attempt_at, last_status_code = i.status_code,
            last_error = i.error, lease_token = null, lease_until = null, updated_at = i.updated_at
       from input i
      where d.id = i.id and d.lease_token = i.lease_token and d.attempt_count = i.prev_count
+       and ${RECORDED.allowed}
     returning i.ord
   ), attempts as (
     insert into webhook_attempts
@@ -100,8 +111,7 @@ export class WebhookAttemptRecorder {
     if (outcome.kind === 'endpoint_gone') {
       return this.recordAlone(em, claimed, url, attemptedAt, response, outcome);
     }
-    const status: WebhookDeliveryStatus =
-      outcome.kind === 'succeeded' ? 'SUCCEEDED' : outcome.kind === 'retry' ? 'PENDING' : 'FAILED';
+    const status = statusAfter(outcome);
     // The common case goes in a batch with the other attempts finishing about now.
     const row: AttemptRow = {
       id: claimed.id,
@@ -148,8 +158,7 @@ export class WebhookAttemptRecorder {
     response: WebhookResponse,
     outcome: RecordedOutcome,
   ): Promise<boolean> {
-    const status: WebhookDeliveryStatus =
-      outcome.kind === 'succeeded' ? 'SUCCEEDED' : outcome.kind === 'retry' ? 'PENDING' : 'FAILED';
+    const move = moveWebhookDelivery(statusAfter(outcome));
     const now = this.clock.now();
     const number = claimed.attemptCount + 1;
     const error =
@@ -158,13 +167,12 @@ export class WebhookAttemptRecorder {
       const updated = await executeInTransaction(
         tx,
         `update webhook_deliveries
-            set status = ?, attempt_count = ?, first_attempt_at = coalesce(first_attempt_at, ?),
+            set ${move.set}, attempt_count = ?, first_attempt_at = coalesce(first_attempt_at, ?),
                 next_attempt_at = ?, last_status_code = ?, last_error = ?,
                 lease_token = null, lease_until = null, updated_at = ?
-          where id = ? and lease_token = ? and attempt_count = ?
+          where id = ? and lease_token = ? and attempt_count = ? and ${move.allowed}
           returning id`,
         [
-          status,
           number,
           attemptedAt,
           outcome.kind === 'retry' ? outcome.at : null,
@@ -207,9 +215,9 @@ export class WebhookAttemptRecorder {
   ): Promise<boolean> {
     const rows = await em.getConnection().execute<{ id: string }[]>(
       `update webhook_deliveries
-          set status = 'FAILED', next_attempt_at = null, last_error = ?,
+          set ${UNATTEMPTED.set}, next_attempt_at = null, last_error = ?,
               lease_token = null, lease_until = null, updated_at = ?
-        where id = ? and lease_token = ?
+        where id = ? and lease_token = ? and ${UNATTEMPTED.allowed}
         returning id`,
       [why, this.clock.now(), claimed.id, claimed.leaseToken],
     );

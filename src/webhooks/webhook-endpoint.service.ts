@@ -26,6 +26,7 @@ import {
   type StoredEndpoint,
   type WebhookEndpointView,
 } from './webhook-endpoint-rows';
+import { moveWebhookDelivery } from './webhook-delivery-transitions';
 
 export type { WebhookEndpointView } from './webhook-endpoint-rows';
 export { noEndpoint } from './webhook-endpoint-rows';
@@ -125,6 +126,7 @@ export class WebhookEndpointService {
   /** Deletes an endpoint; its pending deliveries stop (FAILED, no further attempt). */
   async remove(em: EntityManager, merchantId: string, id: string): Promise<void> {
     const now = this.clock.now();
+    const failed = moveWebhookDelivery('FAILED');
     await em.transactional(async (tx) => {
       const deleted = await executeInTransaction<{ id: string }>(
         tx,
@@ -135,9 +137,9 @@ export class WebhookEndpointService {
       await executeInTransaction(
         tx,
         `update webhook_deliveries
-            set status = 'FAILED', next_attempt_at = null, last_error = 'Webhook endpoint deleted',
+            set ${failed.set}, next_attempt_at = null, last_error = 'Webhook endpoint deleted',
                 lease_token = null, lease_until = null, updated_at = ?
-          where endpoint_id = ? and status = 'PENDING'`,
+          where endpoint_id = ? and ${failed.allowed}`,
         [now, id],
       );
     });

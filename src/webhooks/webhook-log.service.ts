@@ -9,6 +9,7 @@ import type { Cursor } from '../domain/pagination';
 import { noEndpoint, OLDEST_FIRST, unknownEndpoint } from './webhook-endpoint-rows';
 import { eventKinds, eventOwner, WEBHOOK_DELIVERIES, writeTestPingEvent } from '../events';
 import type { WebhookSendBudget } from './webhook-send-budget';
+import { moveWebhookDelivery } from './webhook-delivery-transitions';
 
 export interface WebhookAttemptView {
   number: number;
@@ -35,6 +36,9 @@ export interface WebhookDeliveryView {
   updatedAt: Date;
   attempts: WebhookAttemptView[];
 }
+
+/** A replay is a new delivery: it starts as the lifecycle says (PENDING). */
+const REPLAYED = moveWebhookDelivery('PENDING', null);
 
 const noEvent = (eventId: string) => new DomainError(ErrorCode.NotFound, `No event ${eventId}`);
 
@@ -162,7 +166,8 @@ export class WebhookLogService {
       `insert into webhook_deliveries
          (id, event_id, merchant_id, endpoint_id, replay, status, next_attempt_at, created_at,
           updated_at)
-       values ('whd_' || replace(gen_random_uuid()::text, '-', ''), ?, ?, ?, ?, 'PENDING', ?, ?, ?)
+       values ('whd_' || replace(gen_random_uuid()::text, '-', ''), ?, ?, ?, ?, ${REPLAYED.value},
+               ?, ?, ?)
        returning id`,
       [eventId, merchantId, endpointId, replay, now, now, now],
     );

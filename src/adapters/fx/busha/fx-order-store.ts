@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../../clock';
+import { FX_ORDER_LIFECYCLE, type FxOrderStatus } from '../../../domain/fx-order-lifecycle';
 import { dec } from '../../../domain/money';
+import { IllegalTransitionError, sqlMove, type SqlMove } from '../../../domain/transitions';
 import type { FxFill, FxOrder } from '../fx-venue';
 
-export type FxOrderStatus = 'NEW' | 'QUOTED' | 'EXECUTING' | 'FILLED' | 'CANCELLED';
+export type { FxOrderStatus } from '../../../domain/fx-order-lifecycle';
 
 /** An order's row in `fx_venue_orders` (migration 20261128170200). */
 export interface FxOrderRow {
@@ -27,6 +29,17 @@ const COLUMNS = `client_order_id, amount_ngn::text as amount_ngn, status, quote_
   transfer_id, usd_bought::text as usd_bought, created_at`;
 
 type Row = Record<string, unknown>;
+
+/**
+ * The one place an FX order's status is written: SQL from FX_ORDER_LIFECYCLE, a new order's
+ * first status (`stored` null) or an UPDATE's SET item and the condition on the stored status
+ * under which the table allows the move.
+ */
+export function moveFxOrder(to: FxOrderStatus, stored: string | null = 'status'): SqlMove {
+  return sqlMove(FX_ORDER_LIFECYCLE, stored, to);
+}
+
+const FIRST = moveFxOrder('NEW', null);
 
 function rowOf(r: Row): FxOrderRow {
   return {
@@ -70,8 +83,9 @@ export class FxOrderStore {
     const now = this.clock.now();
     const taken = await this.em.getConnection().execute<Row[]>(
       `insert into fx_venue_orders as o
-         (client_order_id, venue, amount_ngn, lease_holder, lease_expires_at, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?)
+         (client_order_id, venue, amount_ngn, status, lease_holder, lease_expires_at, created_at,
+          updated_at)
+       values (?, ?, ?, ${FIRST.value}, ?, ?, ?, ?)
        on conflict (client_order_id) do update
           set lease_holder = excluded.lease_holder, lease_expires_at = excluded.lease_expires_at,
               updated_at = excluded.updated_at
@@ -116,47 +130,45 @@ export class FxOrderStore {
 
   /** Renews the lease before a venue call; throws `FxOrderBusy` if another process took it. */
   renew(clientOrderId: string): Promise<void> {
-    return this.write(clientOrderId, '', []);
+    return this.write(clientOrderId, null, '', []);
   }
 
   /** A new quote for the order, recorded before it is executed. */
   recordQuote(clientOrderId: string, quoteId: string, expiresAt: Date): Promise<void> {
     return this.write(
       clientOrderId,
-      `status = 'QUOTED', quote_id = ?, quote_expires_at = ?, quote_ids = quote_ids || ?::text,`,
+      'QUOTED',
+      'quote_id = ?, quote_expires_at = ?, quote_ids = quote_ids || ?::text,',
       [quoteId, expiresAt, quoteId],
     );
   }
 
   /** The venue is about to be asked to execute the current quote. */
   markExecuting(clientOrderId: string): Promise<void> {
-    return this.write(clientOrderId, `status = 'EXECUTING',`, []);
+    return this.write(clientOrderId, 'EXECUTING', '', []);
   }
 
   /** The order's current quote expired unexecuted: the next attempt asks for a new one. */
   dropQuote(clientOrderId: string): Promise<void> {
-    return this.write(
-      clientOrderId,
-      `status = 'NEW', quote_id = null, quote_expires_at = null,`,
-      [],
-    );
+    return this.write(clientOrderId, 'NEW', 'quote_id = null, quote_expires_at = null,', []);
   }
 
   recordTransfer(clientOrderId: string, transferId: string): Promise<void> {
-    return this.write(clientOrderId, `status = 'EXECUTING', transfer_id = ?,`, [transferId]);
+    return this.write(clientOrderId, 'EXECUTING', 'transfer_id = ?,', [transferId]);
   }
 
   /** The transfer ended without converting: a later placement starts over with a new quote. */
   markCancelled(clientOrderId: string): Promise<void> {
     return this.write(
       clientOrderId,
-      `status = 'CANCELLED', quote_id = null, quote_expires_at = null, transfer_id = null,`,
+      'CANCELLED',
+      'quote_id = null, quote_expires_at = null, transfer_id = null,',
       [],
     );
   }
 
   recordFill(clientOrderId: string, fill: FxFill): Promise<void> {
-    return this.write(clientOrderId, `status = 'FILLED', transfer_id = ?, usd_bought = ?,`, [
+    return this.write(clientOrderId, 'FILLED', 'transfer_id = ?, usd_bought = ?,', [
       fill.venueReference,
       fill.usdBought.toFixed(6),
     ]);
@@ -171,16 +183,35 @@ export class FxOrderStore {
     );
   }
 
-  private async write(clientOrderId: string, set: string, params: unknown[]): Promise<void> {
+  /**
+   * Writes under the lease, moving the order to `to` (null: no move) as the lifecycle allows.
+   * Nothing written: the lease passed to another process (FxOrderBusy), or the order's status
+   * does not allow the move (IllegalTransitionError).
+   */
+  private async write(
+    clientOrderId: string,
+    to: FxOrderStatus | null,
+    set: string,
+    params: unknown[],
+  ): Promise<void> {
+    const move = to === null ? null : moveFxOrder(to);
     const rows = await this.em.getConnection().execute<Row[]>(
       `update fx_venue_orders
-          set ${set} lease_expires_at = ?, updated_at = ?
-        where client_order_id = ? and lease_holder = ?
+          set ${move ? `${move.set}, ` : ''}${set} lease_expires_at = ?, updated_at = ?
+        where client_order_id = ? and lease_holder = ? and ${move ? move.allowed : 'true'}
         returning 1 as held`,
       [...params, this.leaseUntil(), this.clock.now(), clientOrderId, this.holder],
     );
-    if (rows.length === 0) {
-      throw new FxOrderBusy(`FX order ${clientOrderId}: the lease passed to another process`);
+    if (rows.length > 0) return;
+    const [held] = await this.em
+      .getConnection()
+      .execute<Row[]>(
+        'select status from fx_venue_orders where client_order_id = ? and lease_holder = ?',
+        [clientOrderId, this.holder],
+      );
+    if (held && to !== null) {
+      throw new IllegalTransitionError('FX order', held.status as FxOrderStatus, to);
     }
+    throw new FxOrderBusy(`FX order ${clientOrderId}: the lease passed to another process`);
   }
 }
