@@ -46,7 +46,16 @@ describe('dashboard address book panel', () => {
     // The sandbox's default is off; the switch turns it on for the merchant.
     const toggle = panel.getByRole('checkbox');
     await eventually(async () => ((await toggle.isChecked()) ? undefined : true));
-    await toggle.check();
+    // The panel's first load can land after the click and show the stored (off) setting again:
+    // click until the switch stays on (Playwright throws when a click does not change it).
+    await eventually(async () => {
+      try {
+        await toggle.check({ timeout: 2_000 });
+        return true;
+      } catch {
+        return undefined;
+      }
+    });
     await eventually(async () => {
       const settings = await rest('GET', '/v1/merchant/settings');
       return settings.body.require_address_book === true ? true : undefined;
