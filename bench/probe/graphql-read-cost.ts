@@ -151,7 +151,7 @@ async function worker(seeded: Seeded): Promise<Costs> {
   const { loadConfig } = require(join(root, 'src', 'config'));
   const { systemClock } = require(join(root, 'src', 'clock'));
   const { createLogger } = require(join(root, 'src', 'logger'));
-  const { openOrm } = require(join(root, 'src', 'db', 'orm'));
+  const { openOrm } = require(join(root, 'src', 'orm'));
   const { createServices } = require(join(root, 'src', 'container'));
   const { buildGateway } = require(join(root, 'src', 'api', 'server'));
   const { AddressLimiter } = require(join(root, 'src', 'api', 'address-limit'));

@@ -44,6 +44,7 @@ function mapDatabaseFailure(error: unknown): MappedError | null {
     case 'deadlock':
     case 'exclusion':
     case 'lock_timeout':
+    case 'statement_timeout':
     case 'unavailable':
       return known(ErrorCode.ServiceUnavailable, 'A dependency is unavailable; retry shortly');
     default:

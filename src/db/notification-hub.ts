@@ -59,6 +59,11 @@ export class NotificationHub {
   private live: Client | undefined;
   /** Channels LISTENed (or being LISTENed) on `current`. */
   private listened = new Map<string, Promise<unknown>>();
+  /**
+   * The last statement sent on `current`: each LISTEN and UNLISTEN waits for the one before,
+   * since pg deprecates a query sent while another runs on the same client.
+   */
+  private lastStatement: Promise<unknown> = Promise.resolve();
   private connecting: Promise<void> | undefined;
   private started = false;
   private stopped = false;
@@ -135,7 +140,7 @@ export class NotificationHub {
     if (!client || this.wanted(entry.channel) || !this.listened.has(entry.channel)) return;
     this.listened.delete(entry.channel);
     // Queued after any LISTEN on the same client, so a re-subscribe's LISTEN comes after it.
-    await client.query(`unlisten ${quoted(entry.channel)}`).catch(() => undefined);
+    await this.send(client, `unlisten ${quoted(entry.channel)}`).catch(() => undefined);
   }
 
   private wanted(channel: string): boolean {
@@ -147,12 +152,19 @@ export class NotificationHub {
   private listen(client: Client, channel: string): Promise<unknown> {
     let listening = this.listened.get(channel);
     if (!listening) {
-      listening = client.query(`listen ${quoted(channel)}`);
+      listening = this.send(client, `listen ${quoted(channel)}`);
       this.listened.set(channel, listening);
       // A failure shows to whoever awaits it; the connection's 'error' handles the rest.
       listening.catch(() => undefined);
     }
     return listening;
+  }
+
+  /** `sql` on `client` once the statement sent before it has finished (failed or not). */
+  private send(client: Client, sql: string): Promise<unknown> {
+    const sent = this.lastStatement.then(() => client.query(sql));
+    this.lastStatement = sent.catch(() => undefined);
+    return sent;
   }
 
   private connect(): Promise<void> {
@@ -167,9 +179,13 @@ export class NotificationHub {
       connectionString: this.options.databaseUrl,
       application_name: this.options.applicationName,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      // A connection that only listens sends nothing for hours: keepalives find a peer that
+      // vanished (a failover, a dropped NAT entry) instead of waiting for notices forever.
+      keepAlive: true,
     });
     this.current = client;
     this.listened = new Map();
+    this.lastStatement = Promise.resolve();
     client.on('notification', (message) => {
       if (message.payload === undefined || client !== this.current) return;
       for (const entry of [...this.entries]) {

@@ -20,7 +20,12 @@ export type PgFailure =
   | { kind: 'deadlock'; message: string }
   /** 55P03: a lock not granted within `lock_timeout` (or at once, under NOWAIT). */
   | { kind: 'lock_timeout'; message: string }
-  /** The database cannot be reached or is going away: network, connection class, shutdown. */
+  /** 57014: the statement was cancelled (`statement_timeout`, or a cancel request). */
+  | { kind: 'statement_timeout'; message: string }
+  /**
+   * The database cannot be reached, is going away or is out of a resource: network,
+   * connection class, shutdown, class 53 (53300 too many connections, out of memory, disk full).
+   */
   | { kind: 'unavailable'; message: string }
   /** The database refuses this configuration: credentials (class 28), no such database. */
   | { kind: 'misconfigured'; message: string }
@@ -35,6 +40,7 @@ const BY_SQLSTATE: Record<string, PgFailureKind> = {
   '40001': 'serialization',
   '40P01': 'deadlock',
   '55P03': 'lock_timeout',
+  '57014': 'statement_timeout', // query_canceled
   '57P01': 'unavailable', // admin_shutdown: the server (or pg_terminate_backend) ended us
   '57P02': 'unavailable', // crash_shutdown
   '57P03': 'unavailable', // cannot_connect_now: starting up or shutting down
@@ -42,8 +48,15 @@ const BY_SQLSTATE: Record<string, PgFailureKind> = {
   '42P01': 'missing_table',
 };
 
-/** Whole SQLSTATE classes: 08 connection exception, 28 invalid authorization. */
-const BY_CLASS: Record<string, PgFailureKind> = { '08': 'unavailable', '28': 'misconfigured' };
+/**
+ * Whole SQLSTATE classes: 08 connection exception, 53 insufficient resources (a retry later
+ * may find a free connection or memory), 28 invalid authorization.
+ */
+const BY_CLASS: Record<string, PgFailureKind> = {
+  '08': 'unavailable',
+  '53': 'unavailable',
+  '28': 'misconfigured',
+};
 
 /** Node socket errors under the driver: nothing answers at the configured address. */
 const UNREACHABLE = new Set([

@@ -35,6 +35,8 @@ describe('classifyPgFailure on real PostgreSQL failures', () => {
     raw.set('connection refused', await scenario.connectionRefused());
     raw.set('no such database', await scenario.noSuchDatabase(url));
     raw.set('missing table', await scenario.missingTable(url));
+    raw.set('statement timeout', await scenario.statementTimeout(url));
+    raw.set('too many connections', await scenario.tooManyConnections(url));
   });
   afterAll(async () => {
     await orm.close();
@@ -61,6 +63,8 @@ describe('classifyPgFailure on real PostgreSQL failures', () => {
     ['connection refused', 'ECONNREFUSED', 'unavailable', undefined],
     ['no such database', '3D000', 'misconfigured', undefined],
     ['missing table', '42P01', 'missing_table', undefined],
+    ['statement timeout', '57014', 'statement_timeout', undefined],
+    ['too many connections', '53300', 'unavailable', undefined],
   ];
 
   it.each(EXPECTED)(
@@ -163,7 +167,8 @@ describe('classifyPgFailure on real PostgreSQL failures', () => {
     const conflict = answer('unique');
     expect(conflict).toMatchObject({ code: ErrorCode.IdempotencyConflict, status: 409 });
     expect(conflict.message).not.toMatch(/pgf_|duplicate|constraint/);
-    for (const name of ['serialization', 'deadlock', 'exclusion', 'lock timeout']) {
+    const transient = ['serialization', 'deadlock', 'exclusion', 'lock timeout'];
+    for (const name of [...transient, 'statement timeout', 'too many connections']) {
       expect(answer(name)).toMatchObject({ code: ErrorCode.ServiceUnavailable, status: 503 });
     }
     expect(answer('admin shutdown')).toMatchObject({ status: 503 });

@@ -182,3 +182,29 @@ export async function noSuchDatabase(url: string): Promise<Error> {
 export async function missingTable(url: string): Promise<Error> {
   return session(url, (c) => caught(c.query('select * from pgf_no_such_table')));
 }
+
+/** 57014: a statement cancelled by `statement_timeout`. */
+export async function statementTimeout(url: string): Promise<Error> {
+  return session(url, async (c) => {
+    await c.query(`set statement_timeout = '50ms'`);
+    return caught(c.query('select pg_sleep(5)'));
+  });
+}
+
+/** 53300: a connection limit reached (a limit of 0 on a scratch role; roles are cluster-wide). */
+export async function tooManyConnections(url: string): Promise<Error> {
+  const role = `pgf_limited_${process.pid}`;
+  await session(url, async (c) => {
+    await c.query(`drop role if exists ${role}`);
+    await c.query(`create role ${role} login password 'pgf' connection limit 0`);
+  });
+  const target = new URL(url);
+  target.username = role;
+  target.password = 'pgf';
+  const client = new Client({ connectionString: target.toString() });
+  try {
+    return await caught(client.connect());
+  } finally {
+    await session(url, (c) => c.query(`drop role if exists ${role}`));
+  }
+}
