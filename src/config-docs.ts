@@ -4,7 +4,6 @@ import { SERVICE_CONFIG_SECTIONS } from './config-docs-service';
 import { MONEY_CONFIG_SECTIONS } from './config-docs-money';
 import type { ConfigSection } from './config-docs-types';
 
-
 /** One setting as documented: its schema facts and its meaning. */
 interface DocumentedField {
   name: string;
