@@ -154,7 +154,7 @@ export const configSchema = z.object({
   HOT_WALLET_ADDRESS: optionalAddress,
   /**
    * Seals webhook secrets and stored idempotent responses at rest (AES-256-GCM). Required in
-   * production; see the README for rotation.
+   * production; docs/operations.md covers custody and rotation.
    */
   ENCRYPTION_KEY: encryptionKey.optional(),
   /** Keys being rotated out (comma list): they still open values, never seal new ones. */

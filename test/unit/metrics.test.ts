@@ -10,7 +10,7 @@ import { serveRunnerHttp } from '../../jobs/runner-http';
 import { parsePrometheusText, sampleValue } from '../support/prometheus-text';
 
 /**
- * Both registries render text a strict Prometheus parser accepts, with the metrics the README
+ * Both registries render text a strict Prometheus parser accepts, with the metrics docs/operations.md
  * names. The database behind the scrape-time gauges is a stand-in here (the e2e suite scrapes
  * real processes over a real database): one that answers, one that fails, one that hangs.
  */
