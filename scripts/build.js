@@ -8,7 +8,7 @@
 // it in, so processes started from dist/ by a concurrent run never find it half-written or
 // missing.
 const { execFileSync } = require('node:child_process');
-const { copyFileSync, mkdirSync, renameSync, rmSync } = require('node:fs');
+const { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } = require('node:fs');
 const { join } = require('node:path');
 
 const root = join(__dirname, '..');
@@ -22,6 +22,7 @@ try {
   );
   buildDashboard(join(staging, 'dashboard'));
   buildReference(join(staging, 'reference'));
+  copySanctionsSnapshot(join(staging, 'data', 'sanctions'));
   try {
     renameSync(join(root, 'dist'), retired);
   } catch {
@@ -104,4 +105,19 @@ function buildReference(out) {
   });
   copyFileSync(join(root, 'reference', 'docs.html'), join(out, 'docs', 'index.html'));
   copyFileSync(join(root, 'reference', 'graphiql.html'), join(out, 'graphiql', 'index.html'));
+}
+
+/**
+ * The shipped sanctions snapshot (data/sanctions/ofac-sdn-evm.txt) beside the compiled code,
+ * where src/sanctions/sanctions-file.ts finds it from dist/src/ (and the image, which copies
+ * dist/ only). Without it the processes start and warn that no snapshot ships.
+ */
+function copySanctionsSnapshot(out) {
+  const snapshot = join(root, 'data', 'sanctions', 'ofac-sdn-evm.txt');
+  if (!existsSync(snapshot)) {
+    process.stderr.write(`build: no sanctions snapshot at ${snapshot}; none is shipped\n`);
+    return;
+  }
+  mkdirSync(out, { recursive: true });
+  copyFileSync(snapshot, join(out, 'ofac-sdn-evm.txt'));
 }
