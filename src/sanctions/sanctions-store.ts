@@ -70,10 +70,12 @@ export async function lockListInForce(tx: EntityManager): Promise<ListInForce | 
 export async function replaceList(tx: EntityManager, list: NewList): Promise<void> {
   await executeInTransaction(tx, 'delete from sanctioned_addresses', []);
   if (list.addresses.length > 0) {
+    // One comma-separated text parameter (addresses hold no comma): cheaper to send and to
+    // split than a JSON array of 100,000 strings.
     await executeInTransaction(
       tx,
-      `insert into sanctioned_addresses (address) select unnest(${TEXT_ARRAY})`,
-      [textArray(list.addresses)],
+      `insert into sanctioned_addresses (address) select unnest(string_to_array(?, ','))`,
+      [list.addresses.join(',')],
     );
   }
   await executeInTransaction(
