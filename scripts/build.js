@@ -108,14 +108,19 @@ function buildReference(out) {
 }
 
 /**
- * The shipped sanctions snapshot (data/sanctions/ofac-sdn-evm.txt) beside the compiled code,
- * where src/sanctions/sanctions-file.ts finds it from dist/src/ (and the image, which copies
- * dist/ only). Without it the processes start and warn that no snapshot ships.
+ * The shipped sanctions snapshot beside the compiled code, where src/sanctions/sanctions-file.ts
+ * finds it from dist/src/ (and the image, which copies dist/ only): data/sanctions/ in the
+ * repository, else the same path in the shared/ folder laid beside it (where data brought in
+ * from public repositories is kept). Without either the processes start and warn.
  */
 function copySanctionsSnapshot(out) {
-  const snapshot = join(root, 'data', 'sanctions', 'ofac-sdn-evm.txt');
-  if (!existsSync(snapshot)) {
-    process.stderr.write(`build: no sanctions snapshot at ${snapshot}; none is shipped\n`);
+  const candidates = [
+    join(root, 'data', 'sanctions', 'ofac-sdn-evm.txt'),
+    join(root, '..', 'shared', 'data', 'sanctions', 'ofac-sdn-evm.txt'),
+  ];
+  const snapshot = candidates.find((path) => existsSync(path));
+  if (!snapshot) {
+    process.stderr.write(`build: no sanctions snapshot (${candidates.join(', ')}); none ships\n`);
     return;
   }
   mkdirSync(out, { recursive: true });

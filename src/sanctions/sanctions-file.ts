@@ -8,9 +8,9 @@ import {
 import { submissionOf, type ListSubmission } from './sanctions.service';
 
 /**
- * The shipped snapshot: data/sanctions/ofac-sdn-evm.txt, which `npm run build` copies to
- * dist/data/sanctions/ (scripts/build.js), so this path resolves from src/ (tests) and from
- * dist/src/ (the processes and the image) alike.
+ * The shipped snapshot: `npm run build` copies data/sanctions/ofac-sdn-evm.txt (or the same
+ * path under the shared/ folder beside the repository) to dist/data/sanctions/
+ * (scripts/build.js), where the processes and the image find it from dist/src/.
  */
 export const SHIPPED_SNAPSHOT_PATH = join(
   __dirname,

@@ -9,8 +9,8 @@ import { createMerchant, onrampCli, startStack, type Stack } from '../support/st
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Loose = any;
 
-/** The snapshot the build ships (scripts/build.js copies it into dist/ for the processes). */
-const SNAPSHOT = join(__dirname, '..', '..', 'data', 'sanctions', 'ofac-sdn-evm.txt');
+/** The snapshot the build shipped: scripts/build.js copies it into dist/ for the processes. */
+const SNAPSHOT = join(__dirname, '..', '..', 'dist', 'data', 'sanctions', 'ofac-sdn-evm.txt');
 
 function shippedSnapshot(): { date: string; addresses: string[] } {
   const text = readFileSync(SNAPSHOT, 'utf8');
