@@ -13,7 +13,14 @@ type Loose = any;
 const SNAPSHOT = join(__dirname, '..', '..', 'dist', 'data', 'sanctions', 'ofac-sdn-evm.txt');
 
 function shippedSnapshot(): { date: string; addresses: string[] } {
-  const text = readFileSync(SNAPSHOT, 'utf8');
+  let text: string;
+  try {
+    text = readFileSync(SNAPSHOT, 'utf8');
+  } catch (error) {
+    throw new Error(
+      `the build shipped no sanctions snapshot (docs/decisions.md, "Sanctions screening"): ${String(error)}`,
+    );
+  }
   const date = /^# date: (\d{4}-\d{2}-\d{2})$/m.exec(text)?.[1];
   const addresses = text.split('\n').filter((line) => /^0x[0-9a-fA-F]{40}$/.test(line));
   if (!date || addresses.length === 0) throw new Error(`${SNAPSHOT} has no date or no address`);

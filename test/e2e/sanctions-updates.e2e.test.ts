@@ -211,4 +211,25 @@ describe('sanctions list updates through the processes', () => {
     expect(huge.body.errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');
     expect(await status()).toEqual(before);
   });
+
+  it('an update over admin GraphQL is in force for the next request, and shows in the status', async () => {
+    const listed = randomAddress();
+    const updated = await admin(
+      'mutation($l: String!) { updateSanctionsList(list: $l) { listDate addressCount origin installedBy } }',
+      { l: `# date: 2026-11-30\n${listed}\n` },
+    );
+    expect(updated.body.data.updateSanctionsList).toEqual({
+      listDate: '2026-11-30',
+      addressCount: 1,
+      origin: 'operator',
+      installedBy: 'operator:ada',
+    });
+    expect(await status()).toMatchObject({ list_date: '2026-11-30', address_count: 1 });
+    const refused = await request<Loose>(stack.url, 'POST', '/v1/merchant/withdrawal_addresses', {
+      key,
+      body: { chain: 'POLYGON', address: listed.toLowerCase() },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('address_sanctioned');
+  });
 });
