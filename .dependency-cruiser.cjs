@@ -27,6 +27,7 @@ const MODULES = [
   'sandbox',
   'system',
   'reconciliation',
+  'sanctions',
 ];
 /**
  * Read models: own no table, read several modules through their entry points (the deposit and

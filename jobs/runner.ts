@@ -6,6 +6,7 @@ import { openOrm } from '../src/orm';
 import { requireDatabaseUrl } from '../src/db/database-url';
 import { JOBS_LISTEN_APPLICATION_NAME, NotificationHub } from '../src/db/notification-hub';
 import { createServices } from '../src/container';
+import { installSanctionsListAtStart } from '../src/sanctions';
 import { refuseSimulationsInProduction } from '../src/config-production';
 import { startBankProviderChecks } from '../src/adapters/bank/bank-providers';
 import { forgetSecrets, warnAboutSecrets } from '../src/crypto/process-secrets';
@@ -58,6 +59,8 @@ async function main(): Promise<void> {
       log.warn({ err: error, reference }, 'sandbox bank notification failed; the sweep recovers'),
   });
   warnAboutSecrets(log, { encryption: services.encryption });
+  // Before any job: the list settlement and payout signing screen against (issue 36).
+  await installSanctionsListAtStart(orm.em, services.sanctions, config.SANCTIONS_LIST_PATH, log);
   startBankProviderChecks(services.bankProviders, config.BANK_PROVIDER_CHECK_SECONDS * 1000, (s) =>
     log.warn({ provider: s.name, detail: s.detail }, 'bank provider unhealthy'),
   );

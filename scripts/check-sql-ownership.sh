@@ -27,6 +27,7 @@ declare -A OWNER=(
   [rates]=rates
   [sandbox_scenarios]=sandbox [sandbox_auto_deposits]=sandbox [deployment_switches]=sandbox
   [idempotency_keys]=system [rate_limit_windows]=system [chain_status]=system
+  [sanctions_list]=sanctions [sanctioned_addresses]=sanctions
 )
 for table in $(printf '%s\n' "${!OWNER[@]}" | sort); do
   owner=${OWNER[$table]}

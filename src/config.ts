@@ -193,6 +193,8 @@ export const configSchema = z.object({
   CHAIN_OUTAGE_MAX_SECONDS: positiveInt(86_400),
   /** File of blocklisted destination addresses, one per line ('#' comments); risk review refuses them. */
   RISK_BLOCKLIST_FILE: z.string().min(1).optional(),
+  /** A sanctions list file put in force at start instead of the shipped OFAC snapshot (docs/cli.md). */
+  SANCTIONS_LIST_PATH: z.string().min(1).optional(),
   /** Smallest withdrawal accepted, in USD (a transfer must be worth its gas). */
   WITHDRAWAL_MIN_USD: usdAmount('1'),
   /**

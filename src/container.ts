@@ -24,11 +24,10 @@ import { DepositReversalService } from './deposits';
 import { DepositQueryService } from './deposits';
 import { chainRegistryFromConfig, type ChainRegistry } from './adapters/chain/chain-registry';
 import { addRateLimitHits, ChainHealthService, HealthService, IdempotencyService } from './system';
-import { PayoutService } from './payouts';
-import { PayoutBlockFollower, PayoutSweepService } from './payouts';
-import { BlocklistFile, RiskReviewService } from './deposits';
-import { WithdrawalService } from './payouts';
-import { WithdrawalAddressBookService } from './payouts';
+import { PayoutService, PayoutSweepService, PayoutBlockFollower } from './payouts';
+import { payoutServices } from './container-payouts';
+import { WithdrawalAddressBookService, WithdrawalService } from './payouts';
+import { SanctionsService } from './sanctions';
 import { MerchantSettingsService } from './merchants';
 import { withdrawalAddressDelaySeconds } from './domain/withdrawal-addresses';
 import { WebhookEndpointService } from './webhooks';
@@ -37,8 +36,6 @@ import { WebhookLogService, WebhookSendBudget } from './webhooks';
 import { ApiKeyService, DashboardSessionService } from './merchants';
 import { AuditLogService } from './audit';
 import { OperatorService } from './flows/operator-actions';
-import { ConfirmPayouts } from './flows/confirm-payouts';
-import { FlagDepositOfCancelledPayout } from './flows/cancel-payout';
 import { OperatorTokenService } from './operator';
 import { TreasuryService } from './ledger';
 import type { DepositReturnService, ReturnOutcomes, ReturnSender } from './deposits';
@@ -100,6 +97,8 @@ export interface Services {
   dashboardSessions: DashboardSessionService;
   /** The keys a merchant manages itself (restricted keys, allowed addresses). */
   apiKeys: ApiKeyService;
+  /** The sanctions list in force: its updates and the screening against it (issue 36). */
+  sanctions: SanctionsService;
   /** ENCRYPTION_KEY (and the keys being rotated out): seals secrets at rest. */
   encryption: Encryption;
   /** `BANK_PROVIDERS`: accounts, notifications, confirmations, the sweep, returns. */
@@ -116,6 +115,7 @@ export function createServices(
   adapters: ServiceAdapters = {},
 ): Services {
   const auditLog = new AuditLogService(clock);
+  const sanctions = new SanctionsService(clock, auditLog);
   const sandbox = new SandboxService(clock, auditLog);
   const rates = new RateService(
     clock,
@@ -160,26 +160,13 @@ export function createServices(
   });
   const chains = adapters.chains ?? chainRegistryFromConfig(config);
   const chainHealth = new ChainHealthService(clock, chains, sandboxEnv);
-  const payouts = new PayoutService(
-    clock,
-    config,
+  const { payouts, payoutFollower } = payoutServices(config, clock, adapters, {
     chains,
     chainHealth,
     ledger,
-    new ConfirmPayouts(clock, ledger, depositTransitions, adapters.onDepositSettled),
-    new FlagDepositOfCancelledPayout(depositTransitions),
-    new RiskReviewService(
-      clock,
-      new BlocklistFile(config.RISK_BLOCKLIST_FILE, adapters.onBlocklistError),
-      sandboxEnv,
-    ),
-    adapters.payoutSigningLog,
-  );
-  const payoutFollower = new PayoutBlockFollower(
-    chains,
-    (em, mined) => payouts.settleMined(em, mined),
-    (em, chain, head) => chainHealth.observe(em, chain, head),
-  );
+    depositTransitions,
+    sanctions,
+  });
   const merchants = new MerchantService(clock);
   const reversals = new DepositReversalService(clock, ledger, depositTransitions, payouts);
   const webhookLog = new WebhookLogService(
@@ -210,6 +197,7 @@ export function createServices(
       new AccountProvisioning(bankProviders, accounts),
       encryption.box,
       { find: findMerchant, lock: lockMerchant, move: moveMerchant },
+      sanctions,
     ),
     idempotency: new IdempotencyService(encryption.box, {
       leaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
@@ -233,6 +221,7 @@ export function createServices(
         claimSeconds: config.DEPOSIT_REDRIVE_SECONDS,
       },
       adapters.onDepositSettled,
+      sanctions,
     ),
     reversals,
     deposits: new DepositQueryService(),
@@ -255,8 +244,14 @@ export function createServices(
       dec(config.WITHDRAWAL_MIN_USD),
       config.ONRAMP_ENV === 'sandbox',
       getMerchant,
+      sanctions,
     ),
-    withdrawalAddresses: new WithdrawalAddressBookService(clock, auditLog, addressDelaySeconds),
+    withdrawalAddresses: new WithdrawalAddressBookService(
+      clock,
+      auditLog,
+      addressDelaySeconds,
+      sanctions,
+    ),
     // A widening settings change waits as long as a new address does (issue 32).
     merchantSettings: new MerchantSettingsService(clock, auditLog, sandboxEnv, addressDelaySeconds),
     webhookEndpoints,
@@ -291,5 +286,6 @@ export function createServices(
     apiKeys: new ApiKeyService(clock, environmentOf(config), auditLog),
     encryption,
     bankProviders,
+    sanctions,
   };
 }

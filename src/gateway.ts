@@ -4,6 +4,7 @@ import { systemClock } from './clock';
 import { serviceLogger } from './logger';
 import { openOrm } from './orm';
 import { createServices } from './container';
+import { installSanctionsListAtStart } from './sanctions';
 import { refuseSimulationsInProduction } from './config-production';
 import { startBankProviderChecks } from './adapters/bank/bank-providers';
 import { buildGateway } from './api/server';
@@ -35,6 +36,8 @@ async function main(): Promise<void> {
   const databaseUrl = requireDatabaseUrl(config);
   const orm = await openOrm({ databaseUrl, poolMax: config.DB_POOL_MAX });
   const services = createServices(config, systemClock);
+  // Before any traffic: the list every refusal below screens against (issue 36).
+  await installSanctionsListAtStart(orm.em, services.sanctions, config.SANCTIONS_LIST_PATH, logger);
   warnAboutSecrets(logger, { encryption: services.encryption });
   startBankProviderChecks(services.bankProviders, config.BANK_PROVIDER_CHECK_SECONDS * 1000, (s) =>
     logger.warn({ provider: s.name, detail: s.detail }, 'bank provider unhealthy'),

@@ -16,6 +16,7 @@ import { CliExit, EXIT, reportError } from './cli-errors';
 import { lazy } from './lazy-modules';
 import { addSystemCommands } from './system-commands';
 import { addReportCommands } from './report-commands';
+import { addSanctionsCommands } from './sanctions-commands';
 
 // The operator command line. This file and the ones it imports load in well under a second:
 // everything that talks to the database comes in through `lazy` when a command runs.
@@ -242,6 +243,7 @@ export function buildCli({ json = false } = {}): Command {
 
   addSystemCommands(program);
   addReportCommands(program);
+  addSanctionsCommands(program);
   return program;
 }
 

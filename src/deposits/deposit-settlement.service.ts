@@ -21,6 +21,13 @@ import type { BatchMove, DepositTransitions } from './deposit-transitions';
 import { claimPending, lockHeld, type ClaimedDeposit, type HeldDeposit } from './settlement-claim';
 import { conversionPostings } from './conversion-postings';
 import { reportSettled, type SettlementObserver } from './settlement-observer';
+import type { SanctionsMatch } from '../domain/sanctions-screening';
+
+/** A claimed deposit whose onramp's destination is on the sanctions list: it pays nothing. */
+interface Stopped {
+  address: string;
+  listDate: string | null;
+}
 
 export type SettleOutcome = 'SETTLED' | 'PENDING_WITHDRAWAL' | 'FLAGGED' | 'FAILED' | 'skipped';
 
@@ -73,6 +80,7 @@ export class DepositSettlementService {
     private readonly options: SettlementOptions,
     /** Told about each MERCHANT_BALANCE deposit settled, after commit (metrics). */
     private readonly onSettled?: SettlementObserver,
+    private readonly sanctions?: SanctionsMatch,
   ) {}
 
   /** One batch: the oldest pending deposits no live run holds (or only `ids`). */
@@ -94,7 +102,9 @@ export class DepositSettlementService {
     };
     if (claimed.length === 0) return result;
 
-    const priced = claimed.filter((c) => c.rateId !== null);
+    // Screened before any FX order: a listed destination's deposit is not converted at all.
+    const stopped = await this.screen(em, claimed);
+    const priced = claimed.filter((c) => c.rateId !== null && !stopped.has(c.id));
     const fills = await placeOrders(
       this.venueFor(em.fork()),
       priced.map((c) => ({
@@ -113,10 +123,12 @@ export class DepositSettlementService {
         outcomes.set(c.id, outcome);
       }
     });
-    const ready = claimed.filter((c) => c.rateId === null || outcomes.has(c.id));
+    const ready = claimed.filter(
+      (c) => c.rateId === null || outcomes.has(c.id) || stopped.has(c.id),
+    );
     const applyInTransaction = (batch: ClaimedDeposit[]) =>
       retryOnConflict(() =>
-        em.fork().transactional((tx) => this.apply(tx, claim, batch, outcomes)),
+        em.fork().transactional((tx) => this.apply(tx, claim, batch, outcomes, stopped)),
       );
     let settled: HeldDeposit[];
     try {
@@ -160,6 +172,7 @@ export class DepositSettlementService {
     claim: string,
     ready: ClaimedDeposit[],
     outcomes: Map<string, FxOutcome>,
+    stopped: Map<string, Stopped>,
   ): Promise<HeldDeposit[]> {
     const held = await lockHeld(
       tx,
@@ -174,6 +187,19 @@ export class DepositSettlementService {
     for (const deposit of held) {
       const claimed = claimedById.get(deposit.id)!;
       const outcome = outcomes.get(deposit.id);
+      const listed = stopped.get(deposit.id);
+      if (listed) {
+        moves.push({ deposit, to: 'FLAGGED', options: { reason: REASON.sanctionsScreening } });
+        await this.sanctions!.recordFlag(tx, {
+          merchantId: deposit.merchantId,
+          targetType: 'deposit',
+          targetId: deposit.id,
+          address: listed.address,
+          listDate: listed.listDate,
+          stage: 'settlement',
+        });
+        continue;
+      }
       if (!claimed.rateId || !outcome) {
         moves.push({ deposit, to: 'FLAGGED', options: { reason: REASON.noRate } });
         continue;
@@ -218,6 +244,26 @@ export class DepositSettlementService {
       conversions.map((c) => c.entry),
     );
     return held;
+  }
+
+  /** The claimed deposits whose onramp pays out to a listed address (one short read). */
+  private async screen(
+    em: EntityManager,
+    claimed: ClaimedDeposit[],
+  ): Promise<Map<string, Stopped>> {
+    const stopped = new Map<string, Stopped>();
+    if (!this.sanctions) return stopped;
+    const sanctions = this.sanctions;
+    await em.fork().transactional(async (tx) => {
+      const addressOf = await onrampDestinations(tx, [...new Set(claimed.map((c) => c.onrampId))]);
+      if (addressOf.size === 0) return;
+      const { listDate, listed } = await sanctions.listedAmong(tx, [...addressOf.values()]);
+      for (const c of claimed) {
+        const address = addressOf.get(c.onrampId);
+        if (address && listed.has(address.toLowerCase())) stopped.set(c.id, { address, listDate });
+      }
+    });
+    return stopped;
   }
 
   /** AUTO_WITHDRAW: the payout of each converted deposit, to its onramp's address. */

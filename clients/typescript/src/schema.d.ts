@@ -1054,6 +1054,7 @@ export interface components {
           | 'invalid_address'
           | 'insufficient_balance'
           | 'address_not_allowed'
+          | 'address_sanctioned'
           | 'limit_exceeded'
           | 'rate_limited'
           | 'internal_error'
@@ -1107,6 +1108,7 @@ export interface components {
           | 'invalid_address'
           | 'insufficient_balance'
           | 'address_not_allowed'
+          | 'address_sanctioned'
           | 'limit_exceeded'
           | 'rate_limited'
           | 'internal_error'
@@ -3579,7 +3581,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `invalid_address`, `insufficient_balance`, `address_not_allowed` */
+      /** @description Error: `invalid_address`, `insufficient_balance`, `address_not_allowed`, `address_sanctioned` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3928,7 +3930,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `invalid_address`, `limit_exceeded` */
+      /** @description Error: `invalid_address`, `address_sanctioned`, `limit_exceeded` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4593,7 +4595,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `rate_not_found`, `rate_expired`, `invalid_address` */
+      /** @description Error: `rate_not_found`, `rate_expired`, `invalid_address`, `address_sanctioned` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
