@@ -190,6 +190,9 @@ export const MONEY_CONFIG_SECTIONS: ConfigSection[] = [
       RISK_BLOCKLIST_FILE: {
         text: 'Addresses (one per line, `#` comments) that risk review refuses to pay; re-read when the file changes.',
       },
+      SANCTIONS_LIST_PATH: {
+        text: 'A sanctions list file (one EVM address per line, `#` comments, `# date: YYYY-MM-DD`) put in force at start instead of the shipped OFAC snapshot, unless an operator\'s `onramp sanctions update` is in force (docs/cli.md, "Sanctions list"). Unset: the snapshot, when one ships.',
+      },
       LOCAL_CHAIN_BLOCK_SECONDS: {
         text: 'Block time of the local anvil chains (`npm start` only).',
       },
