@@ -25,7 +25,7 @@ import { DepositQueryService } from './deposits';
 import { chainRegistryFromConfig, type ChainRegistry } from './adapters/chain/chain-registry';
 import { addRateLimitHits, ChainHealthService, HealthService, IdempotencyService } from './system';
 import { PayoutService } from './payouts';
-import { PayoutBlockFollower, PayoutSweepService } from './payouts';
+import { PayoutBlockFollower, PayoutSweepService, type PayoutReorgs } from './payouts';
 import { BlocklistFile, RiskReviewService } from './deposits';
 import { WithdrawalService } from './payouts';
 import { WithdrawalAddressBookService } from './payouts';
@@ -83,6 +83,8 @@ export interface Services {
   payouts: PayoutService;
   /** Settles payouts block by block; started by the job runner only. */
   payoutFollower: PayoutBlockFollower;
+  /** Unsettles payouts booked from blocks a reorg replaced (the follower uses it). */
+  payoutReorgs: PayoutReorgs;
   payoutSweep: PayoutSweepService;
   withdrawals: WithdrawalService;
   /** The withdrawal address book (entries, their activation events). */
@@ -179,6 +181,7 @@ export function createServices(
     chains,
     (em, mined) => payouts.settleMined(em, mined),
     (em, chain, head) => chainHealth.observe(em, chain, head),
+    payouts.reorgs,
   );
   const merchants = new MerchantService(clock);
   const reversals = new DepositReversalService(clock, ledger, depositTransitions, payouts);
@@ -240,6 +243,7 @@ export function createServices(
     chainHealth,
     payouts,
     payoutFollower,
+    payoutReorgs: payouts.reorgs,
     payoutSweep: new PayoutSweepService(
       clock,
       config,

@@ -17,6 +17,7 @@ import {
 import { spawnEmbeddedPostgres, type PostgresProcess } from '../embedded/pg-process';
 import { serviceNodeFlags } from './node-flags';
 import { childEnvironment } from './start-env';
+import { chainRpcUrls } from '../config-chains';
 import { ensureSandboxKeyFile } from '../crypto/encryption-keys';
 import { gatewayEnvironment } from '../crypto/process-secrets';
 import { ensureSandboxMerchant } from '../embedded/sandbox-seed';
@@ -111,15 +112,25 @@ function waitForLog(
   });
 }
 
+/** `<CHAIN>_CONFIRMATIONS` the operator set: kept over the local chains' 1. */
+function confirmationsSetHere(): Record<string, string> {
+  const set: Record<string, string> = {};
+  for (const chain of CHAINS) {
+    const value = process.env[`${chain}_CONFIRMATIONS`];
+    if (value) set[`${chain}_CONFIRMATIONS`] = value;
+  }
+  return set;
+}
+
 /**
  * Chain RPC URLs are all or nothing: with none, `npm start` runs local chains for all three;
  * a mix would pay out on some real networks and leave the others silently unconfigured.
  */
 function chainMode(config: Config): 'local' | 'configured' {
-  const set = CHAINS.filter((chain) => config[`${chain}_RPC_URL`]);
+  const set = CHAINS.filter((chain) => chainRpcUrls(config, chain).length > 0);
   if (set.length === 0) return 'local';
   if (set.length === CHAINS.length) return 'configured';
-  const missing = CHAINS.filter((chain) => !set.includes(chain)).map((c) => `${c}_RPC_URL`);
+  const missing = CHAINS.filter((chain) => !set.includes(chain)).map((c) => `${c}_RPC_URL(S)`);
   process.stderr.write(
     `Set all of ${CHAINS.map((c) => `${c}_RPC_URL`).join(', ')} or none of them ` +
       `(none: npm start runs local chains). Missing: ${missing.join(', ')}.\n`,
@@ -205,7 +216,13 @@ async function main(): Promise<void> {
   await migrate(orm);
   // The same settings the children get (local chain addresses included).
   const services = createServices(
-    loadConfig({ ...process.env, DATABASE_URL: databaseUrl, ...chains?.env, ...encryptionEnv }),
+    loadConfig({
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      ...chains?.env,
+      ...confirmationsSetHere(),
+      ...encryptionEnv,
+    }),
     systemClock,
   );
   const credentials =
@@ -219,6 +236,7 @@ async function main(): Promise<void> {
   const env = childEnvironment(config.ONRAMP_ENV, process.env, {
     DATABASE_URL: databaseUrl,
     ...chains?.env,
+    ...confirmationsSetHere(),
     ...encryptionEnv,
   });
   // The gateway gets the hot wallet's address, never its key: only the job runner signs.

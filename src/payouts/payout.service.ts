@@ -19,6 +19,7 @@ import type {
   MinedPayoutBooking,
   PayoutRiskReview,
 } from './payout-ports';
+import { PayoutReorgs } from './payout-reorg';
 import { PayoutSigner } from './payout-sign';
 import { PayoutSigningDrain, type SigningLog, type SigningTotals } from './signing-drain';
 
@@ -42,6 +43,8 @@ export class PayoutService {
   private readonly signer: PayoutSigner;
   private readonly confirmer: PayoutConfirmer;
   private readonly signing: PayoutSigningDrain;
+  /** Unsettles payouts booked from blocks a reorg replaced (the block follower's). */
+  readonly reorgs: PayoutReorgs;
 
   constructor(
     private readonly clock: Clock,
@@ -72,6 +75,7 @@ export class PayoutService {
     );
     const bumper = new FeeBumper(clock, this.broadcaster);
     this.confirmer = new PayoutConfirmer(clock, config, this.settler, this.broadcaster, bumper);
+    this.reorgs = new PayoutReorgs(clock, this.broadcaster);
   }
 
   /** Inside the caller's transaction (deposit FX, or withdrawal request), in one statement. */
