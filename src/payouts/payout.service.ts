@@ -20,6 +20,8 @@ import type {
   PayoutRiskReview,
 } from './payout-ports';
 import { PayoutReorgs } from './payout-reorg';
+import { HotWalletFunds } from './hot-wallet-funds';
+import { lowBalanceThresholds } from '../domain/hot-wallet-funds';
 import { PayoutSigner } from './payout-sign';
 import { PayoutSigningDrain, type SigningLog, type SigningTotals } from './signing-drain';
 
@@ -45,6 +47,8 @@ export class PayoutService {
   private readonly signing: PayoutSigningDrain;
   /** Unsettles payouts booked from blocks a reorg replaced (the block follower's). */
   readonly reorgs: PayoutReorgs;
+  /** Holds back payouts the hot wallet cannot pay; reports it low (metrics read `paused`). */
+  readonly funds: HotWalletFunds;
 
   constructor(
     private readonly clock: Clock,
@@ -63,6 +67,7 @@ export class PayoutService {
     this.broadcaster = new PayoutBroadcaster(clock, chains, health);
     this.canceller = new PayoutCanceller(clock, ledger, cancelledOwner);
     this.signer = new PayoutSigner(clock, risk, this.canceller);
+    this.funds = new HotWalletFunds((chain) => lowBalanceThresholds(config, chain), signingLog);
     this.signing = new PayoutSigningDrain(
       clock,
       config,
@@ -72,6 +77,7 @@ export class PayoutService {
       this.broadcaster,
       this.canceller,
       signingLog,
+      this.funds,
     );
     const bumper = new FeeBumper(clock, this.broadcaster);
     this.confirmer = new PayoutConfirmer(clock, config, this.settler, this.broadcaster, bumper);

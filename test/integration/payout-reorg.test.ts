@@ -94,7 +94,12 @@ describe('payout reorgs (real PostgreSQL, real anvil chains)', () => {
       'select tx_hash, nonce::text from payouts where id = ?',
       [payout.id],
     );
-    return { depositId: deposit.id, payoutId: payout.id, hash: signed.tx_hash, nonce: signed.nonce };
+    return {
+      depositId: deposit.id,
+      payoutId: payout.id,
+      hash: signed.tx_hash,
+      nonce: signed.nonce,
+    };
   }
 
   const settledOnce = async (depositId: string, payoutId: string) => {
@@ -185,10 +190,9 @@ describe('payout reorgs (real PostgreSQL, real anvil chains)', () => {
         chain: 'POLYGON',
         destination_address: DESTINATION,
       });
-      const [payout] = await sql<{ id: string }>(
-        'select id from payouts where withdrawal_id = ?',
-        [withdrawal.id],
-      );
+      const [payout] = await sql<{ id: string }>('select id from payouts where withdrawal_id = ?', [
+        withdrawal.id,
+      ]);
       expect(await services.payouts.send(em(), payout.id)).toBe('signed');
       const [{ tx_hash: hash }] = await sql<{ tx_hash: Hex }>(
         'select tx_hash from payouts where id = ?',

@@ -1,4 +1,5 @@
 import { custom, fallback, type Transport } from 'viem';
+import { chainErrorMessage } from './chain-error-message';
 import { jsonRpcProvider, type JsonRpcProvider } from './json-rpc-http';
 
 /** What the last probe of one node found: for `/health`, the metrics, and whom to ask. */
@@ -7,7 +8,8 @@ export interface NodeStatus {
   node: number;
   /** host[:port] only: a URL's path or query may hold a provider's API key. */
   host: string;
-  up: boolean;
+  /** Whether it answered the last head poll; null before the first. */
+  up: boolean | null;
   /** Its head at the last probe (kept while it is down: the last one it served). */
   head: bigint | null;
   /** Blocks behind the highest head among the chain's nodes (0 for the highest). */
@@ -108,7 +110,7 @@ export class RpcNodes {
       return {
         node: n.index,
         host: n.host,
-        up: n.up === true,
+        up: n.up,
         head: n.head,
         lagBlocks: lag,
         trusted: this.trusted(n),
@@ -155,9 +157,5 @@ export class RpcNodes {
 }
 
 function shortError(error: unknown): string {
-  const text =
-    error instanceof Error
-      ? ((error as { shortMessage?: string }).shortMessage ?? error.message)
-      : String(error);
-  return text.slice(0, 200);
+  return chainErrorMessage(error).slice(0, 200);
 }
