@@ -120,3 +120,13 @@ export function chainConfigProblems(
   }
   return problems;
 }
+
+/** `<CHAIN>_CONFIRMATIONS` set in `env`: `npm start` keeps them over its local chains' 1. */
+export function confirmationsSetIn(env: NodeJS.ProcessEnv): Record<string, string> {
+  const set: Record<string, string> = {};
+  for (const chain of ['BASE', 'ETHEREUM', 'POLYGON'] as const) {
+    const value = env[`${chain}_CONFIRMATIONS`];
+    if (value) set[`${chain}_CONFIRMATIONS`] = value;
+  }
+  return set;
+}

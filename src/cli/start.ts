@@ -17,7 +17,7 @@ import {
 import { spawnEmbeddedPostgres, type PostgresProcess } from '../embedded/pg-process';
 import { serviceNodeFlags } from './node-flags';
 import { childEnvironment } from './start-env';
-import { chainRpcUrls } from '../config-chains';
+import { chainRpcUrls, confirmationsSetIn } from '../config-chains';
 import { ensureSandboxKeyFile } from '../crypto/encryption-keys';
 import { gatewayEnvironment } from '../crypto/process-secrets';
 import { ensureSandboxMerchant } from '../embedded/sandbox-seed';
@@ -110,16 +110,6 @@ function waitForLog(
     lines.on('line', onLine);
     child.once('exit', onExit);
   });
-}
-
-/** `<CHAIN>_CONFIRMATIONS` the operator set: kept over the local chains' 1. */
-function confirmationsSetHere(): Record<string, string> {
-  const set: Record<string, string> = {};
-  for (const chain of CHAINS) {
-    const value = process.env[`${chain}_CONFIRMATIONS`];
-    if (value) set[`${chain}_CONFIRMATIONS`] = value;
-  }
-  return set;
 }
 
 /**
@@ -220,7 +210,7 @@ async function main(): Promise<void> {
       ...process.env,
       DATABASE_URL: databaseUrl,
       ...chains?.env,
-      ...confirmationsSetHere(),
+      ...confirmationsSetIn(process.env),
       ...encryptionEnv,
     }),
     systemClock,
@@ -236,7 +226,7 @@ async function main(): Promise<void> {
   const env = childEnvironment(config.ONRAMP_ENV, process.env, {
     DATABASE_URL: databaseUrl,
     ...chains?.env,
-    ...confirmationsSetHere(),
+    ...confirmationsSetIn(process.env),
     ...encryptionEnv,
   });
   // The gateway gets the hot wallet's address, never its key: only the job runner signs.

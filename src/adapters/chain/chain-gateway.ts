@@ -13,27 +13,18 @@ import type { Chain } from '../../domain/assets';
 import { RpcNodes, type NodeStatus } from './rpc-nodes';
 import type { Fees } from '../../domain/payout-rules';
 
-export type Stablecoin = 'USDC' | 'USDT';
+import type {
+  ChainBlock,
+  ChainSettings,
+  HotWalletBalances,
+  MinedReceipt,
+  Stablecoin,
+} from './chain-types';
+
+export type { ChainBlock, ChainSettings, HotWalletBalances, MinedReceipt, Stablecoin };
 
 /** Gas for one ERC-20 `transfer`: ours needs ~52k, mainnet USDT ~65k; unused gas is not paid. */
 export const TRANSFER_GAS = 120_000n;
-
-export interface MinedReceipt {
-  hash: Hex;
-  success: boolean;
-  blockNumber: bigint;
-  /** The block that holds it: a reorg that replaces the block unsettles the payout. */
-  blockHash: Hex;
-}
-
-/** A block as the follower walks it: its place in the chain and its transactions. */
-export interface ChainBlock {
-  number: bigint;
-  hash: Hex;
-  parentHash: Hex;
-  /** Transaction hashes, in block order. */
-  transactions: Hex[];
-}
 
 /**
  * One chain as payouts see it: the hot wallet signs locally (the key never leaves the
@@ -74,33 +65,6 @@ export interface ChainGateway {
   blockReceipts(blockNumber: bigint, hashes: Hex[]): Promise<Map<Hex, MinedReceipt>>;
   /** What the hot wallet holds, native coin (wei) and each token (base units), at one block. */
   balances(): Promise<HotWalletBalances>;
-}
-
-export interface HotWalletBalances {
-  /** The block all three balances were read at. */
-  blockNumber: bigint;
-  /** Native coin, in wei. */
-  native: bigint;
-  /** Each token's `balanceOf` the hot wallet, in base units. */
-  tokens: Record<Stablecoin, bigint>;
-}
-
-export interface ChainSettings {
-  chain: Chain;
-  chainId: number;
-  /** The chain's nodes, in order of preference (`<CHAIN>_RPC_URLS`). */
-  rpcUrls: string[];
-  /** A node further behind the highest head than this is not trusted. */
-  maxLagBlocks?: number;
-  tokens: Record<Stablecoin, Address>;
-  confirmations: number;
-  /**
-   * The hot wallet: its key where payouts are signed (the job runner), or only its address
-   * where they are not (the gateway reads balances for the treasury view, and never holds the
-   * key).
-   */
-  wallet: { privateKey: Hex } | { address: Address };
-  timeoutMs?: number;
 }
 
 /** Node answers that mean "these bytes, or a transaction with their nonce, are known". */
