@@ -6,6 +6,7 @@ import type { Registry } from 'prom-client';
 import { errorBody, ErrorCode } from '../src/domain/errors';
 import type { HealthReport, HealthService } from '../src/system';
 import type { JobStoreHealth, JobStoreState } from './job-store-health';
+import type { ChainGateway } from '../src/adapters/chain/chain-gateway';
 
 export interface RunnerHttp {
   /** Where it listens, e.g. http://127.0.0.1:4001 (the bound port when JOBS_PORT is 0). */
@@ -28,6 +29,8 @@ export async function serveRunnerHttp(options: {
   log: Logger;
   /** Agenda's store when it is not the database (MongoDB): reported beside it. */
   jobStore?: JobStoreHealth;
+  /** The chains' RPC nodes, reported under `chains` (informative: they do not fail /health). */
+  chainNodes?: () => Array<Pick<ChainGateway, 'chain' | 'nodes'>>;
 }): Promise<RunnerHttp> {
   const { orm, health, registry, log, jobStore } = options;
   const json = (res: ServerResponse, status: number, body: unknown) =>
@@ -38,7 +41,8 @@ export async function serveRunnerHttp(options: {
     if (req.method === 'GET' && path === '/health') {
       const [report, store] = await Promise.all([health.check(orm.em.fork()), jobStore?.check()]);
       const answer = healthAnswer(report, jobStore, store);
-      return json(res, answer.status, answer.body);
+      const chains = options.chainNodes ? nodesReport(options.chainNodes()) : undefined;
+      return json(res, answer.status, chains ? { ...answer.body, chains } : answer.body);
     }
     if (req.method === 'GET' && path === '/metrics') {
       const text = await registry.metrics();
@@ -74,6 +78,29 @@ export async function serveRunnerHttp(options: {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Each chain's nodes as the block follower's last head poll found them. A chain without a
+ * trusted node is down for payouts (they wait), not for the runner, so it does not fail /health.
+ */
+function nodesReport(gateways: Array<Pick<ChainGateway, 'chain' | 'nodes'>>) {
+  return Object.fromEntries(
+    gateways.map((gateway) => [
+      gateway.chain,
+      {
+        nodes: gateway.nodes().map((n) => ({
+          node: n.node,
+          host: n.host,
+          up: n.up,
+          head: n.head?.toString() ?? null,
+          lag_blocks: n.lagBlocks,
+          trusted: n.trusted,
+          detail: n.detail,
+        })),
+      },
+    ]),
+  );
 }
 
 /** 200 when the database (and the job store, if any) answers; else 503 naming what does not. */

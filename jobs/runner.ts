@@ -28,6 +28,7 @@ import { serveRunnerHttp } from './runner-http';
 import { MongoJobStoreHealth } from './job-store-health';
 import { SettlementDrain } from '../src/deposits';
 import { CHAINS } from '../src/domain/assets';
+import { lowBalanceThresholds } from '../src/domain/hot-wallet-funds';
 
 const DEFAULT_LOCK_LIFETIME_MS = 30_000;
 
@@ -49,6 +50,11 @@ async function main(): Promise<void> {
     jobNames: jobs.map((job) => job.name),
     configuredChains: () => services.chains.configured().map((gateway) => gateway.chain),
     logOutput,
+    chainNodes: {
+      gateways: () => services.chains.configured(),
+      thresholds: (chain) => lowBalanceThresholds(config, chain),
+      paused: (chain) => services.payouts.funds.paused(chain),
+    },
   });
   const services = createServices(config, systemClock, {
     onBlocklistError: (error) =>
@@ -75,6 +81,7 @@ async function main(): Promise<void> {
     registry: metrics.registry,
     log,
     jobStore: mongoHealth,
+    chainNodes: () => services.chains.configured(),
   });
   for (const { chain, why } of services.chains.missing()) {
     log.warn({ chain }, `${chain} payouts wait: ${why}`);

@@ -7,7 +7,6 @@ import {
   optionalAddress,
   optionalBoolean,
   optionalPositiveInt,
-  optionalUrl,
   positiveInt,
   usdAmount,
 } from './config-fields';
@@ -19,6 +18,7 @@ import { webhookConfigFields } from './config-webhooks';
 import { resolutionLinkConfigFields } from './config-resolution-links';
 import { readPathConfig } from './config-read-path';
 import { logConfigFields } from './config-logs';
+import { chainConfigFields, chainConfigProblems } from './config-chains';
 
 /**
  * Every setting the processes read, validated in one place. A bad value stops start-up
@@ -125,23 +125,7 @@ export const configSchema = z.object({
   RETURN_SWEEP_SECONDS: positiveInt(5),
   /** How often the job runner expires short-lived onramps past their TTL (reads are exact anyway). */
   EXPIRY_SWEEP_SECONDS: positiveInt(30),
-  /**
-   * Chains: unset RPC URLs mean the local anvil chains `npm start` runs (it fills these in for
-   * the processes it starts). Token addresses are the USDC and USDT contracts on each chain.
-   */
-  BASE_RPC_URL: optionalUrl,
-  ETHEREUM_RPC_URL: optionalUrl,
-  POLYGON_RPC_URL: optionalUrl,
-  BASE_USDC_ADDRESS: optionalAddress,
-  BASE_USDT_ADDRESS: optionalAddress,
-  ETHEREUM_USDC_ADDRESS: optionalAddress,
-  ETHEREUM_USDT_ADDRESS: optionalAddress,
-  POLYGON_USDC_ADDRESS: optionalAddress,
-  POLYGON_USDT_ADDRESS: optionalAddress,
-  /** Blocks a payout needs on top of its own before it counts as confirmed (1 = mined). */
-  BASE_CONFIRMATIONS: positiveInt(1),
-  ETHEREUM_CONFIRMATIONS: positiveInt(1),
-  POLYGON_CONFIRMATIONS: positiveInt(1),
+  ...chainConfigFields,
   /** The hot wallet that signs payouts on every chain (0x + 64 hex). */
   HOT_WALLET_PRIVATE_KEY: z
     .string()
@@ -238,6 +222,7 @@ export const configSchema = z.object({
 /** Rules between variables; each problem names the variable to fix. */
 const checkedConfigSchema = configSchema.superRefine((config, ctx) => {
   for (const problem of providerProblems(config)) ctx.addIssue({ code: 'custom', ...problem });
+  for (const problem of chainConfigProblems(config)) ctx.addIssue({ code: 'custom', ...problem });
   if (config.ONRAMP_ENV === 'production' && !config.ENCRYPTION_KEY) {
     ctx.addIssue({
       code: z.ZodIssueCode.custom,

@@ -48,6 +48,7 @@ export function payoutServices(
     chains,
     (em, mined) => payouts.settleMined(em, mined),
     (em, chain, head) => chainHealth.observe(em, chain, head),
+    payouts.reorgs,
   );
   return { payouts, payoutFollower };
 }

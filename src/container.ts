@@ -24,7 +24,12 @@ import { DepositReversalService } from './deposits';
 import { DepositQueryService } from './deposits';
 import { chainRegistryFromConfig, type ChainRegistry } from './adapters/chain/chain-registry';
 import { addRateLimitHits, ChainHealthService, HealthService, IdempotencyService } from './system';
-import { PayoutService, PayoutSweepService, PayoutBlockFollower } from './payouts';
+import {
+  PayoutService,
+  PayoutSweepService,
+  PayoutBlockFollower,
+  type PayoutReorgs,
+} from './payouts';
 import { payoutServices } from './container-payouts';
 import { WithdrawalAddressBookService, WithdrawalService } from './payouts';
 import { SanctionsService } from './sanctions';
@@ -80,6 +85,8 @@ export interface Services {
   payouts: PayoutService;
   /** Settles payouts block by block; started by the job runner only. */
   payoutFollower: PayoutBlockFollower;
+  /** Unsettles payouts booked from blocks a reorg replaced (the follower uses it). */
+  payoutReorgs: PayoutReorgs;
   payoutSweep: PayoutSweepService;
   withdrawals: WithdrawalService;
   /** The withdrawal address book (entries, their activation events). */
@@ -229,6 +236,7 @@ export function createServices(
     chainHealth,
     payouts,
     payoutFollower,
+    payoutReorgs: payouts.reorgs,
     payoutSweep: new PayoutSweepService(
       clock,
       config,

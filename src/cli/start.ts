@@ -17,6 +17,7 @@ import {
 import { spawnEmbeddedPostgres, type PostgresProcess } from '../embedded/pg-process';
 import { serviceNodeFlags } from './node-flags';
 import { childEnvironment } from './start-env';
+import { chainRpcUrls, confirmationsSetIn } from '../config-chains';
 import { ensureSandboxKeyFile } from '../crypto/encryption-keys';
 import { gatewayEnvironment } from '../crypto/process-secrets';
 import { ensureSandboxMerchant } from '../embedded/sandbox-seed';
@@ -116,10 +117,10 @@ function waitForLog(
  * a mix would pay out on some real networks and leave the others silently unconfigured.
  */
 function chainMode(config: Config): 'local' | 'configured' {
-  const set = CHAINS.filter((chain) => config[`${chain}_RPC_URL`]);
+  const set = CHAINS.filter((chain) => chainRpcUrls(config, chain).length > 0);
   if (set.length === 0) return 'local';
   if (set.length === CHAINS.length) return 'configured';
-  const missing = CHAINS.filter((chain) => !set.includes(chain)).map((c) => `${c}_RPC_URL`);
+  const missing = CHAINS.filter((chain) => !set.includes(chain)).map((c) => `${c}_RPC_URL(S)`);
   process.stderr.write(
     `Set all of ${CHAINS.map((c) => `${c}_RPC_URL`).join(', ')} or none of them ` +
       `(none: npm start runs local chains). Missing: ${missing.join(', ')}.\n`,
@@ -205,7 +206,13 @@ async function main(): Promise<void> {
   await migrate(orm);
   // The same settings the children get (local chain addresses included).
   const services = createServices(
-    loadConfig({ ...process.env, DATABASE_URL: databaseUrl, ...chains?.env, ...encryptionEnv }),
+    loadConfig({
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      ...chains?.env,
+      ...confirmationsSetIn(process.env),
+      ...encryptionEnv,
+    }),
     systemClock,
   );
   const credentials =
@@ -219,6 +226,7 @@ async function main(): Promise<void> {
   const env = childEnvironment(config.ONRAMP_ENV, process.env, {
     DATABASE_URL: databaseUrl,
     ...chains?.env,
+    ...confirmationsSetIn(process.env),
     ...encryptionEnv,
   });
   // The gateway gets the hot wallet's address, never its key: only the job runner signs.

@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import type { Config } from '../config';
 import type { SettlementObserver } from '../deposits';
 import { registerChainHealthGauge } from './chain-health';
+import { registerChainNodeMetrics, type ChainNodeMetricsOptions } from './chain-nodes';
 import { registerDepositsGauge } from './deposits';
 import { registerJobQueueGauges } from './job-queue';
 import { registerLogMetrics } from './logs';
@@ -33,6 +34,8 @@ export function createJobRunnerMetrics(options: {
   configuredChains: () => readonly string[];
   /** The process's log output (src/logger.ts): its dropped lines become a counter. */
   logOutput?: { droppedLines(): number };
+  /** RPC nodes and hot wallets per chain (src/metrics/chain-nodes.ts). */
+  chainNodes?: Omit<ChainNodeMetricsOptions, 'log'>;
 }): JobRunnerMetrics {
   const registry = createRegistry();
   if (options.logOutput) registerLogMetrics(registry, options.logOutput);
@@ -49,6 +52,9 @@ export function createJobRunnerMetrics(options: {
     registerJobQueueGauges(registry, options.orm, options.log, options.jobNames);
   }
   registerChainHealthGauge(registry, options.orm, options.log, options.configuredChains);
+  if (options.chainNodes) {
+    registerChainNodeMetrics(registry, { ...options.chainNodes, log: options.log });
+  }
   return {
     registry,
     observeSettlement,

@@ -28,6 +28,7 @@ import { Migration20261128170000_bank_providers } from './Migration2026112817000
 import { Migration20261128170100_onramp_customer } from './Migration20261128170100_onramp_customer';
 import { Migration20261128170200_fx_venue_orders } from './Migration20261128170200_fx_venue_orders';
 import { Migration20261129110100_sanctions } from './Migration20261129110100_sanctions';
+import { Migration20261129120100_payout_reorgs } from './Migration20261129120100_payout_reorgs';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
@@ -120,5 +121,9 @@ export const migrationsList = [
   {
     name: 'Migration20261129110100_sanctions',
     class: Migration20261129110100_sanctions,
+  },
+  {
+    name: 'Migration20261129120100_payout_reorgs',
+    class: Migration20261129120100_payout_reorgs,
   },
 ];
