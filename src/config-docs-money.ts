@@ -146,6 +146,30 @@ export const MONEY_CONFIG_SECTIONS: ConfigSection[] = [
       POLYGON_RPC_URL: {
         text: 'JSON-RPC endpoints of the chains. All unset: `npm start` runs local anvil chains and fills these in for its processes.',
       },
+      BASE_RPC_URLS: {
+        text: "Several nodes of the chain, comma-separated, instead of its `_RPC_URL` (not both): failover with viem's `fallback` over the nodes that answer and are not lagging; see docs/chains.md.",
+      },
+      ETHEREUM_RPC_URLS: {
+        text: "Several nodes of the chain, comma-separated, instead of its `_RPC_URL` (not both): failover with viem's `fallback` over the nodes that answer and are not lagging; see docs/chains.md.",
+      },
+      POLYGON_RPC_URLS: {
+        text: "Several nodes of the chain, comma-separated, instead of its `_RPC_URL` (not both): failover with viem's `fallback` over the nodes that answer and are not lagging; see docs/chains.md.",
+      },
+      RPC_MAX_LAG_BLOCKS: {
+        text: 'A node whose head is further behind the highest head of its chain is not asked (reads, confirmations) while it lags.',
+      },
+      BASE_HOT_WALLET_MIN_GAS: {
+        text: 'Native coin below which the hot wallet is reported low on this chain (alert `hot_wallet_low_balance`, metric `onramp_hot_wallet_low`); payouts the wallet cannot pay wait, unsigned, until it is funded.',
+      },
+      ETHEREUM_HOT_WALLET_MIN_GAS: {
+        text: 'Native coin below which the hot wallet is reported low on this chain (alert `hot_wallet_low_balance`, metric `onramp_hot_wallet_low`); payouts the wallet cannot pay wait, unsigned, until it is funded.',
+      },
+      POLYGON_HOT_WALLET_MIN_GAS: {
+        text: 'Native coin below which the hot wallet is reported low on this chain (alert `hot_wallet_low_balance`, metric `onramp_hot_wallet_low`); payouts the wallet cannot pay wait, unsigned, until it is funded.',
+      },
+      HOT_WALLET_MIN_TOKEN_BALANCE: {
+        text: 'USDC or USDT on a chain below which the hot wallet is reported low for that token (alert, metric).',
+      },
       BASE_USDC_ADDRESS: {
         text: 'The USDC contract on Base. A chain without its RPC URL, both token addresses and the hot-wallet key is treated as down: its payouts wait.',
       },
