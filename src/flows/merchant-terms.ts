@@ -49,7 +49,7 @@ export class MerchantTermsActions {
     return this.view(await readMerchantTerms(em, merchantId));
   }
 
-  setLiability(
+  async setLiability(
     em: EntityManager,
     actor: string,
     merchantId: string,
@@ -60,7 +60,7 @@ export class MerchantTermsActions {
   }
 
   /** `percentBps` and `holdDays` both, or neither (null: clear the reserve). */
-  setReserve(
+  async setReserve(
     em: EntityManager,
     actor: string,
     merchantId: string,
