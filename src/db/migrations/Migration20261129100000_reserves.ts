@@ -1,7 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
 
-const ONCE_PER_DEPOSIT = ['deposit_received', 'deposit_fx', 'deposit_reversal'];
-
 /**
  * Issue 36: reversal liability and reserves, owned by the ledger module.
  * - `merchant_ledger_terms`: what the operator set for a merchant: who bears its reversals
@@ -11,7 +9,7 @@ const ONCE_PER_DEPOSIT = ['deposit_received', 'deposit_fx', 'deposit_reversal'];
  *   transaction named once `release_at` has passed. usd_reserved is the sum of what the
  *   unreleased holds still hold (`onramp ledger check`).
  * - A deposit's reserve hold and its merchant debit are ledger transactions written once per
- *   deposit, like its conversion: the unique index now names them too.
+ *   deposit (a unique index of their own, beside the one of receipts and reversals).
  */
 export class Migration20261129100000_reserves extends Migration {
   override async up(): Promise<void> {
@@ -40,19 +38,12 @@ export class Migration20261129100000_reserves extends Migration {
     this.addSql(
       'create index reserve_holds_open on reserve_holds (merchant_id, held_at) where released_at is null;',
     );
-    this.addSql('drop index ledger_transactions_once_per_deposit;');
-    this.addSql(`create unique index ledger_transactions_once_per_deposit
-      on ledger_transactions (deposit_id, kind)
-      where kind in (${[...ONCE_PER_DEPOSIT, 'reserve_hold', 'merchant_debit']
-        .map((k) => `'${k}'`)
-        .join(', ')});`);
+    this.addSql(`create unique index ledger_transactions_reserve_once_per_deposit
+      on ledger_transactions (deposit_id, kind) where kind in ('reserve_hold', 'merchant_debit');`);
   }
 
   override async down(): Promise<void> {
-    this.addSql('drop index ledger_transactions_once_per_deposit;');
-    this.addSql(`create unique index ledger_transactions_once_per_deposit
-      on ledger_transactions (deposit_id, kind)
-      where kind in (${ONCE_PER_DEPOSIT.map((k) => `'${k}'`).join(', ')});`);
+    this.addSql('drop index ledger_transactions_reserve_once_per_deposit;');
     this.addSql('drop table reserve_holds;');
     this.addSql('drop table merchant_ledger_terms;');
   }
