@@ -68,7 +68,7 @@ describe('reserves and reversal liability end to end', () => {
         key,
         '{ merchant { balance { usdAvailable usdPendingWithdrawal usdReserved } } }',
       )
-    ).body.data.merchant.balance;
+    ).body.data!.merchant.balance;
   const withdraw = (key: string, amount: string) =>
     request<Loose>(stack.url, 'POST', '/v1/merchant/withdraw', {
       key,
