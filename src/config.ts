@@ -19,6 +19,7 @@ import { resolutionLinkConfigFields } from './config-resolution-links';
 import { readPathConfig } from './config-read-path';
 import { logConfigFields } from './config-logs';
 import { chainConfigFields, chainConfigProblems } from './config-chains';
+import { reserveConfigFields } from './config-reserves';
 
 /**
  * Every setting the processes read, validated in one place. A bad value stops start-up
@@ -189,6 +190,7 @@ export const configSchema = z.object({
   /** Block time of the local anvil chains `npm start` runs, in seconds. */
   LOCAL_CHAIN_BLOCK_SECONDS: positiveInt(1),
   ...webhookConfigFields,
+  ...reserveConfigFields,
   /**
    * graphql-ws caps, counted per gateway process: sockets one credential (an API key with its
    * dashboard sessions, or one onramp's client secret) may hold open; a socket past it closes

@@ -3,25 +3,20 @@ import type { Config } from './config';
 import { KeyEnvironment } from './domain/key-environment';
 import { dec } from './domain/money';
 import { fxVenueFromConfig } from './fx-venue-from-config';
-import { AuthService } from './merchants';
-import {
-  findMerchant,
-  getMerchant,
-  lockMerchant,
-  MerchantService,
-  moveMerchant,
-} from './merchants';
+import { AuthService, findMerchant, getMerchant, lockMerchant } from './merchants';
+import { MerchantService, moveMerchant } from './merchants';
 import { RateService } from './rates';
 import { SandboxService } from './sandbox';
 import { OnrampService } from './onramps';
 import { AccountProvisioning, accountProviderOf, VirtualAccountService } from './onramps';
 import type { BankProviderRegistry } from './adapters/bank/bank-providers';
 import { LedgerService } from './ledger';
-import { DepositTransitions } from './deposits';
-import { BankTransferIntake, DepositIngestionService } from './deposits';
-import { DepositSettlementService } from './deposits';
-import { DepositReversalService } from './deposits';
-import { DepositQueryService } from './deposits';
+import { DepositTransitions, DepositSettlementService, DepositQueryService } from './deposits';
+import {
+  BankTransferIntake,
+  DepositIngestionService,
+  type DepositReversalService,
+} from './deposits';
 import { chainRegistryFromConfig, type ChainRegistry } from './adapters/chain/chain-registry';
 import { addRateLimitHits, ChainHealthService, HealthService, IdempotencyService } from './system';
 import {
@@ -35,14 +30,15 @@ import { WithdrawalAddressBookService, WithdrawalService } from './payouts';
 import { SanctionsService } from './sanctions';
 import { MerchantSettingsService } from './merchants';
 import { withdrawalAddressDelaySeconds } from './domain/withdrawal-addresses';
-import { WebhookEndpointService } from './webhooks';
-import { WebhookDeliveryService } from './webhooks';
+import { WebhookEndpointService, WebhookDeliveryService } from './webhooks';
 import { WebhookLogService, WebhookSendBudget } from './webhooks';
 import { ApiKeyService, DashboardSessionService } from './merchants';
 import { AuditLogService } from './audit';
 import { OperatorService } from './flows/operator-actions';
 import { OperatorTokenService } from './operator';
-import { TreasuryService } from './ledger';
+import { TreasuryService, type ReserveLedger } from './ledger';
+import type { MerchantTermsActions } from './flows/merchant-terms';
+import { reserveServices } from './container-reserves';
 import type { DepositReturnService, ReturnOutcomes, ReturnSender } from './deposits';
 import type { ResolutionLinkService } from './deposits';
 import { returnServices } from './container-returns';
@@ -66,6 +62,8 @@ export interface Services {
   onramps: OnrampService;
   idempotency: IdempotencyService;
   ledger: LedgerService;
+  /** Reserve holds, their release, and merchant debits for liable reversals. */
+  reserves: ReserveLedger;
   depositTransitions: DepositTransitions;
   /** Returns to the payer: started in a transaction (merchant, operator, rules). */
   returns: DepositReturnService;
@@ -100,6 +98,8 @@ export interface Services {
   operatorTokens: OperatorTokenService;
   /** Operator actions (command line, admin GraphQL), each with its audit entry. */
   operator: OperatorService;
+  /** The operator's reversal liability and reserve of a merchant, audited. */
+  merchantTerms: MerchantTermsActions;
   treasury: TreasuryService;
   dashboardSessions: DashboardSessionService;
   /** The keys a merchant manages itself (restricted keys, allowed addresses). */
@@ -175,7 +175,8 @@ export function createServices(
     sanctions,
   });
   const merchants = new MerchantService(clock);
-  const reversals = new DepositReversalService(clock, ledger, depositTransitions, payouts);
+  const reserved = reserveServices(config, clock, ledger, depositTransitions, payouts, auditLog);
+  const { reserves, reversals, merchantTerms } = reserved;
   const webhookLog = new WebhookLogService(
     clock,
     new WebhookSendBudget(clock, config.WEBHOOK_TEST_AND_REPLAY_PER_HOUR, addRateLimitHits),
@@ -210,6 +211,7 @@ export function createServices(
       leaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
     }),
     ledger,
+    reserves,
     depositTransitions,
     returns,
     resolutionLinks,
@@ -220,6 +222,7 @@ export function createServices(
     settlement: new DepositSettlementService(
       clock,
       ledger,
+      reserves,
       depositTransitions,
       adapters.fxVenue ?? fxVenueFromConfig(config, clock),
       payouts,
@@ -289,6 +292,7 @@ export function createServices(
       webhookLog,
       operatorTokens,
     ),
+    merchantTerms,
     treasury: new TreasuryService(clock, chains),
     dashboardSessions: new DashboardSessionService(clock, auth, config.DASHBOARD_SESSION_SECONDS),
     apiKeys: new ApiKeyService(clock, environmentOf(config), auditLog),

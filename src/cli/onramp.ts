@@ -17,6 +17,7 @@ import { lazy } from './lazy-modules';
 import { addSystemCommands } from './system-commands';
 import { addReportCommands } from './report-commands';
 import { addSanctionsCommands } from './sanctions-commands';
+import { addMerchantTermsCommands } from './merchant-terms-commands';
 
 // The operator command line. This file and the ones it imports load in well under a second:
 // everything that talks to the database comes in through `lazy` when a command runs.
@@ -93,6 +94,8 @@ export function buildCli({ json = false } = {}): Command {
         }),
       );
   }
+
+  addMerchantTermsCommands(merchants);
 
   const keys = program.command('keys').description('Issue and revoke secret API keys');
   keys

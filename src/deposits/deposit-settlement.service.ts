@@ -13,7 +13,7 @@ import {
   type FxVenue,
 } from '../adapters/fx/fx-venue';
 import { merchantAccount, OPERATOR } from '../domain/ledger';
-import type { LedgerEntry, LedgerService } from '../ledger';
+import type { LedgerEntry, LedgerService, ReserveLedger, SettlementCredit } from '../ledger';
 import { onrampDestinations } from '../onramps/onramp-sql';
 import type { DepositPayouts } from './deposit-ports';
 import { REASON } from '../domain/deposit-reasons';
@@ -74,6 +74,8 @@ export class DepositSettlementService {
   constructor(
     private readonly clock: Clock,
     private readonly ledger: LedgerService,
+    /** Reserve holds and debt repayment of balance settlements (docs/api.md, v0.3). */
+    private readonly reserves: ReserveLedger,
     private readonly transitions: DepositTransitions,
     private readonly venueFor: (em: EntityManager) => FxVenue,
     private readonly payouts: Pick<DepositPayouts, 'create'>,
@@ -184,6 +186,7 @@ export class DepositSettlementService {
     const moves: BatchMove[] = [];
     const conversions: Array<{ owedTo: string; entry: LedgerEntry }> = [];
     const onChain: HeldDeposit[] = [];
+    const credits: SettlementCredit[] = [];
     for (const deposit of held) {
       const claimed = claimedById.get(deposit.id)!;
       const outcome = outcomes.get(deposit.id);
@@ -232,17 +235,20 @@ export class DepositSettlementService {
       deposit.amountAsset = amountAsset.toFixed(6);
       deposit.fxExecutedAt = now;
       moves.push({ deposit, to: toChain ? 'PENDING_WITHDRAWAL' : 'SETTLED' });
+      // Reserves and repayment apply to balance settlements only, never to AUTO_WITHDRAW.
       if (toChain) onChain.push(deposit);
+      else credits.push({ merchantId: deposit.merchantId, depositId: deposit.id, amountAsset });
     }
     await this.createPayouts(tx, onChain);
     // Merchant balance rows are locked in one order (by account id) by every batch, so two
     // runners' batches crediting the same merchants wait on each other instead of deadlocking.
     conversions.sort((a, b) => (a.owedTo < b.owedTo ? -1 : a.owedTo > b.owedTo ? 1 : 0));
-    await this.transitions.moveAllTo(
-      tx,
-      moves,
-      conversions.map((c) => c.entry),
-    );
+    // Posted after the conversions, in the same statement: usd_available is checked on the net.
+    const reserveEntries = await this.reserves.settlementEntries(tx, credits);
+    await this.transitions.moveAllTo(tx, moves, [
+      ...conversions.map((c) => c.entry),
+      ...reserveEntries,
+    ]);
     return held;
   }
 

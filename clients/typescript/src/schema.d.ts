@@ -1120,10 +1120,12 @@ export interface components {
     MerchantBalance: {
       merchant_id: string;
       balances: {
-        /** @description USD, 6 decimals */
+        /** @description USD, 6 decimals; below zero (a leading "-") while the merchant owes for a reversal it is liable for */
         usd_available: string;
         /** @description USD, 6 decimals */
         usd_pending_withdrawal: string;
+        /** @description USD, 6 decimals: held by the merchant's reserve until released (v0.3) */
+        usd_reserved: string;
       };
       /** Format: date-time */
       updated_at: string;
@@ -3041,7 +3043,8 @@ export interface operations {
            *       "merchant_id": "mer_01JDQWZ8A7B6C5D4E3F2G1H0J9",
            *       "balances": {
            *         "usd_available": "125.500000",
-           *         "usd_pending_withdrawal": "25.000000"
+           *         "usd_pending_withdrawal": "25.000000",
+           *         "usd_reserved": "12.550000"
            *       },
            *       "updated_at": "2026-11-25T10:00:00.000Z"
            *     }
@@ -6387,6 +6390,7 @@ export interface operations {
             | 'merchant.settings_updated'
             | 'api_key.created'
             | 'api_key.revoked'
+            | 'balance.reserve_released'
           )[];
           description?: string | null;
         };
@@ -6861,6 +6865,7 @@ export interface operations {
             | 'merchant.settings_updated'
             | 'api_key.created'
             | 'api_key.revoked'
+            | 'balance.reserve_released'
           )[];
           description?: string | null;
           /**
