@@ -101,6 +101,15 @@ export const MONEY_CONFIG_SECTIONS: ConfigSection[] = [
   {
     title: 'Settlement and FX venue',
     fields: {
+      REVERSAL_LIABILITY: {
+        text: 'Who bears a bank reversal of a SETTLED deposit: `operator` (absorbs the loss) or `merchant` (its balance is debited `amount_asset`, possibly below zero). Per merchant: `onramp merchants liability`.',
+      },
+      RESERVE_DAY_SECONDS: {
+        text: 'The length of a reserve day (`onramp merchants reserve --hold-days` counts these); tests shorten it.',
+      },
+      RESERVE_RELEASE_POLL_MS: {
+        text: 'How often a job runner releases the reserve holds that are due.',
+      },
       DEPOSIT_REDRIVE_SECONDS: {
         text: 'Crash repair: how long a settlement batch holds its deposits; past it, the next drain takes them (same FX orders).',
       },
