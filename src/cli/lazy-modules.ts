@@ -8,6 +8,7 @@ import type * as ReconciliationModule from '../reconciliation';
 import type * as ReencryptModule from '../flows/reencrypt-secrets';
 import type * as ReportsModule from '../reports';
 import type * as RequestContextModule from '../context/request-context';
+import type * as MigrationStatusModule from '../db/migration-status';
 
 /**
  * The service's heavy modules, loaded on first use. MikroORM, viem (through the configuration
@@ -32,4 +33,5 @@ export const lazy = {
   reconciliation: (): typeof ReconciliationModule => require('../reconciliation'),
   reencrypt: (): typeof ReencryptModule => require('../flows/reencrypt-secrets'),
   reports: (): typeof ReportsModule => require('../reports'),
+  migrationStatus: (): typeof MigrationStatusModule => require('../db/migration-status'),
 };
