@@ -47,7 +47,8 @@ describe('start-up failures: one line and a documented exit code', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const port = String((taken.address() as { port: number }).port);
     try {
-      const setting = name === 'gateway' ? { PORT: port } : { JOBS_PORT: port };
+      const setting: Record<string, string> =
+        name === 'gateway' ? { PORT: port } : { JOBS_PORT: port };
       const exit = await run(name, baseEnv(databaseUrl, { HOST: '127.0.0.1', ...setting }));
       const which = name === 'gateway' ? 'HOST:PORT' : 'HOST:JOBS_PORT';
       expectOneLine(

@@ -58,8 +58,17 @@ export interface Probing {
  * Starts a process and resolves as soon as its probes answer (its `probes` log entry), long
  * before it is ready: the database may still be down.
  */
-export function startProbing(script: string, env: NodeJS.ProcessEnv): Promise<Probing> {
-  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startProbing(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  nodeArgs: string[] = [],
+  cwd?: string,
+): Promise<Probing> {
+  const child = spawn(process.execPath, [...nodeArgs, script], {
+    env,
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const logs: string[] = [];
   const entries: Record<string, unknown>[] = [];
   const waiters: { event: string; resolve: (entry: Record<string, unknown>) => void }[] = [];
