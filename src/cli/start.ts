@@ -285,4 +285,4 @@ async function main(): Promise<void> {
   say('Press Ctrl-C to stop.');
 }
 
-main().catch((error: unknown) => exitOnStartupFailure('onramp start', error, debugRequested()));
+main().catch((error: unknown) => exitOnStartupFailure('the service', error, debugRequested()));

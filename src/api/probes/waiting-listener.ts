@@ -46,11 +46,15 @@ export async function listenWhileWaiting(options: {
       return send(res, readinessAnswer('gateway', phase, { database }));
     }
     if (req.method === 'GET' && path === '/health') {
+      // Still 503 once the database answers: until the gateway listens, nothing is served.
       const body = {
         status: 'unavailable',
-        database: 'down',
+        database,
         ...options.healthFields(),
-        ...errorBody(ErrorCode.ServiceUnavailable, 'The database is unreachable'),
+        ...errorBody(
+          ErrorCode.ServiceUnavailable,
+          database === 'down' ? 'The database is unreachable' : 'The gateway is starting',
+        ),
       };
       return send(res, { status: 503, body });
     }
