@@ -20,6 +20,7 @@ import { readPathConfig } from './config-read-path';
 import { logConfigFields } from './config-logs';
 import { chainConfigFields, chainConfigProblems } from './config-chains';
 import { reserveConfigFields } from './config-reserves';
+import { databaseConfigFields } from './config-database';
 
 /**
  * Every setting the processes read, validated in one place. A bad value stops start-up
@@ -58,11 +59,7 @@ export const configSchema = z.object({
       if (/^[0-9]+$/.test(value)) return Number(value);
       return value.split(',').map((part) => part.trim());
     }),
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
-    .optional(),
-  DB_POOL_MAX: positiveInt(10),
+  ...databaseConfigFields,
   AGENDA_MONGODB_URL: z
     .string()
     .regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// URL')
@@ -250,7 +247,7 @@ export type Config = z.infer<typeof configSchema>;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    super(`Invalid configuration: ${problems.join('; ')}`);
     this.name = 'ConfigError';
   }
 }

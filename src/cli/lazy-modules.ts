@@ -10,6 +10,7 @@ import type * as ReportsModule from '../reports';
 import type * as RequestContextModule from '../context/request-context';
 import type * as SanctionsModule from '../sanctions';
 import type * as SanctionsListModule from '../domain/sanctions-list';
+import type * as MigrationStatusModule from '../db/migration-status';
 
 /**
  * The service's heavy modules, loaded on first use. MikroORM, viem (through the configuration
@@ -36,4 +37,5 @@ export const lazy = {
   reports: (): typeof ReportsModule => require('../reports'),
   sanctions: (): typeof SanctionsModule => require('../sanctions'),
   sanctionsList: (): typeof SanctionsListModule => require('../domain/sanctions-list'),
+  migrationStatus: (): typeof MigrationStatusModule => require('../db/migration-status'),
 };

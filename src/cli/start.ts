@@ -16,6 +16,7 @@ import {
 } from '../embedded/local-chains';
 import { spawnEmbeddedPostgres, type PostgresProcess } from '../embedded/pg-process';
 import { serviceNodeFlags } from './node-flags';
+import { debugRequested, exitOnStartupFailure } from '../lib/startup-failure';
 import { childEnvironment } from './start-env';
 import { chainRpcUrls, confirmationsSetIn } from '../config-chains';
 import { ensureSandboxKeyFile } from '../crypto/encryption-keys';
@@ -242,7 +243,8 @@ async function main(): Promise<void> {
     child.once('exit', (code) => {
       if (!stopping) {
         say(`A process exited unexpectedly (code ${code}); see ${LOG_DIR}`);
-        void stopAll(1);
+        // Its exit code (docs/cli.md, "Process exit codes"): a start-up failure keeps its meaning.
+        void stopAll(code || 1);
       }
     });
   }
@@ -291,7 +293,4 @@ async function main(): Promise<void> {
   say('Press Ctrl-C to stop.');
 }
 
-main().catch((error) => {
-  process.stderr.write(`start failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+main().catch((error: unknown) => exitOnStartupFailure('the service', error, debugRequested()));

@@ -165,10 +165,13 @@ describe('chain nodes and hot-wallet funds (real PostgreSQL, real anvil chains)'
     const http = await serveRunnerHttp({
       host: '127.0.0.1',
       port: 0,
-      orm,
-      health: new HealthService(),
-      registry: new Registry(),
       log,
+      probes: {
+        phase: () => 'running',
+        orm: () => orm,
+        health: new HealthService(),
+        registry: () => new Registry(),
+      },
       chainNodes: () => services.chains.configured(),
     });
     try {

@@ -302,10 +302,13 @@ describe("the job runner's HTTP server", () => {
     const http = await serveRunnerHttp({
       host: '127.0.0.1',
       port: 0,
-      orm,
-      health: new HealthService(),
-      registry: metrics.registry,
       log,
+      probes: {
+        phase: () => 'running',
+        orm: () => orm,
+        health: new HealthService(),
+        registry: () => metrics.registry,
+      },
     });
     return { http, metrics };
   }
