@@ -50,6 +50,9 @@ export const SERVICE_CONFIG_SECTIONS: ConfigSection[] = [
   {
     title: 'Database and job store',
     fields: {
+      DATABASE_WAIT_SECONDS: {
+        text: 'How long a gateway or job runner waits at start for the database to answer (0: as long as it takes); meanwhile `/livez` answers 200 and `/readyz` 503; past it the process exits 69 (docs/cli.md).',
+      },
       DATABASE_URL: {
         text: '`postgres://` or `postgresql://` URL. Unset: `npm start` runs an embedded PostgreSQL. Required by `npm run gateway` and `npm run jobs`.',
       },
