@@ -5,26 +5,17 @@ import { dec } from './domain/money';
 import { fxVenueFromConfig } from './fx-venue-from-config';
 import { AuthService, findMerchant, getMerchant, lockMerchant } from './merchants';
 import { MerchantService, moveMerchant } from './merchants';
+import type { Services } from './container-services';
 import { RateService } from './rates';
 import { SandboxService } from './sandbox';
 import { OnrampService } from './onramps';
 import { AccountProvisioning, accountProviderOf, VirtualAccountService } from './onramps';
-import type { BankProviderRegistry } from './adapters/bank/bank-providers';
 import { LedgerService } from './ledger';
 import { DepositTransitions, DepositSettlementService, DepositQueryService } from './deposits';
-import {
-  BankTransferIntake,
-  DepositIngestionService,
-  type DepositReversalService,
-} from './deposits';
-import { chainRegistryFromConfig, type ChainRegistry } from './adapters/chain/chain-registry';
+import { BankTransferIntake, DepositIngestionService } from './deposits';
+import { chainRegistryFromConfig } from './adapters/chain/chain-registry';
 import { addRateLimitHits, ChainHealthService, HealthService, IdempotencyService } from './system';
-import {
-  PayoutService,
-  PayoutSweepService,
-  PayoutBlockFollower,
-  type PayoutReorgs,
-} from './payouts';
+import { PayoutSweepService } from './payouts';
 import { payoutServices } from './container-payouts';
 import { WithdrawalAddressBookService, WithdrawalService } from './payouts';
 import { SanctionsService } from './sanctions';
@@ -36,81 +27,17 @@ import { ApiKeyService, DashboardSessionService } from './merchants';
 import { AuditLogService } from './audit';
 import { OperatorService } from './flows/operator-actions';
 import { OperatorTokenService } from './operator';
-import { TreasuryService, type ReserveLedger } from './ledger';
-import type { MerchantTermsActions } from './flows/merchant-terms';
+import { TreasuryService } from './ledger';
 import { reserveServices } from './container-reserves';
-import type { DepositReturnService, ReturnOutcomes, ReturnSender } from './deposits';
-import type { ResolutionLinkService } from './deposits';
 import { returnServices } from './container-returns';
 import type { ServiceAdapters } from './container-adapters';
 export type { ServiceAdapters } from './container-adapters';
 import { HttpWebhookSender, resolvesToPublicOnly } from './adapters/webhook/webhook-sender';
 import { webhookEnvelope } from './flows/webhook-envelope';
 import { VERSION } from './version';
-import { encryptionFromConfig, type Encryption } from './crypto/encryption-keys';
+import { encryptionFromConfig } from './crypto/encryption-keys';
 
-/** The use cases both transports and the job runner call; built once per process. */
-export interface Services {
-  clock: Clock;
-  config: Config;
-  auth: AuthService;
-  health: HealthService;
-  merchants: MerchantService;
-  rates: RateService;
-  sandbox: SandboxService;
-  accounts: VirtualAccountService;
-  onramps: OnrampService;
-  idempotency: IdempotencyService;
-  ledger: LedgerService;
-  /** Reserve holds, their release, and merchant debits for liable reversals. */
-  reserves: ReserveLedger;
-  depositTransitions: DepositTransitions;
-  /** Returns to the payer: started in a transaction (merchant, operator, rules). */
-  returns: DepositReturnService;
-  resolutionLinks: ResolutionLinkService;
-  /** Sends started returns to the bank; run by the job runner only. */
-  returnSender: ReturnSender;
-  /** Records a return's outcome: the runner's polled answer and the bank's notification. */
-  returnOutcomes: ReturnOutcomes;
-  ingestion: DepositIngestionService;
-  /** A provider's transfer (notified or swept): its account checked, confirmed, then ingested. */
-  bankIntake: BankTransferIntake;
-  settlement: DepositSettlementService;
-  reversals: DepositReversalService;
-  deposits: DepositQueryService;
-  chains: ChainRegistry;
-  chainHealth: ChainHealthService;
-  payouts: PayoutService;
-  /** Settles payouts block by block; started by the job runner only. */
-  payoutFollower: PayoutBlockFollower;
-  /** Unsettles payouts booked from blocks a reorg replaced (the follower uses it). */
-  payoutReorgs: PayoutReorgs;
-  payoutSweep: PayoutSweepService;
-  withdrawals: WithdrawalService;
-  /** The withdrawal address book (entries, their activation events). */
-  withdrawalAddresses: WithdrawalAddressBookService;
-  /** The merchant's own settings (`require_address_book`, ...). */
-  merchantSettings: MerchantSettingsService;
-  webhookEndpoints: WebhookEndpointService;
-  webhookDeliveries: WebhookDeliveryService;
-  webhookLog: WebhookLogService;
-  auditLog: AuditLogService;
-  operatorTokens: OperatorTokenService;
-  /** Operator actions (command line, admin GraphQL), each with its audit entry. */
-  operator: OperatorService;
-  /** The operator's reversal liability and reserve of a merchant, audited. */
-  merchantTerms: MerchantTermsActions;
-  treasury: TreasuryService;
-  dashboardSessions: DashboardSessionService;
-  /** The keys a merchant manages itself (restricted keys, allowed addresses). */
-  apiKeys: ApiKeyService;
-  /** The sanctions list in force: its updates and the screening against it (issue 36). */
-  sanctions: SanctionsService;
-  /** ENCRYPTION_KEY (and the keys being rotated out): seals secrets at rest. */
-  encryption: Encryption;
-  /** `BANK_PROVIDERS`: accounts, notifications, confirmations, the sweep, returns. */
-  bankProviders: BankProviderRegistry;
-}
+export type { Services } from './container-services';
 
 export function environmentOf(config: Config): KeyEnvironment {
   return config.ONRAMP_ENV === 'production' ? KeyEnvironment.Production : KeyEnvironment.Sandbox;
