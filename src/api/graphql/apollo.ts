@@ -1,6 +1,7 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import {
   ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
 import type { FastifyBaseLogger } from 'fastify';
@@ -95,6 +96,9 @@ export function createApollo<TContext extends object = GraphQLContext>(
       // The default cache-control plugin hooks every field to compute a policy this schema
       // never sets; its one output, `cache-control: no-store`, is set here instead.
       ApolloServerPluginCacheControlDisabled(),
+      // Installed implicitly otherwise, for federated subgraphs only (this schema is not one):
+      // its request hook would still run, and await, on every request.
+      ApolloServerPluginInlineTraceDisabled(),
       perRequest,
       ...(options.plugins ?? []),
     ],
