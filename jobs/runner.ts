@@ -10,6 +10,7 @@ import { refuseSimulationsInProduction } from '../src/config-production';
 import { startBankProviderChecks } from '../src/adapters/bank/bank-providers';
 import { forgetSecrets, warnAboutSecrets } from '../src/crypto/process-secrets';
 import {
+  type AgendaStore,
   backendName,
   connectAgenda,
   drainAgenda,
@@ -41,6 +42,8 @@ async function main(): Promise<void> {
   const { log, output: logOutput } = serviceLogger('jobs', config);
   const databaseUrl = requireDatabaseUrl(config);
   const orm = await openOrm({ databaseUrl, poolMax: config.DB_POOL_MAX });
+  // Agenda's store, once connected (the queue gauges read MongoDB through it).
+  const connected: { store?: AgendaStore } = {};
   const metrics = createJobRunnerMetrics({
     orm,
     log,
@@ -48,6 +51,7 @@ async function main(): Promise<void> {
     jobNames: jobs.map((job) => job.name),
     configuredChains: () => services.chains.configured().map((gateway) => gateway.chain),
     logOutput,
+    mongoDb: () => connected.store?.mongoDb(),
   });
   const services = createServices(config, systemClock, {
     onBlocklistError: (error) =>
@@ -85,6 +89,7 @@ async function main(): Promise<void> {
   await notifications.start();
   const agendaName = `jobs-${process.pid}`;
   const agendaStore = await connectAgenda(config, databaseUrl, agendaName, log, notifications);
+  connected.store = agendaStore;
   const { agenda } = agendaStore;
   const mongoDb = agendaStore.mongoDb();
   if (mongoHealth && mongoDb) mongoHealth.attach(mongoDb);

@@ -57,6 +57,7 @@ async function main(): Promise<void> {
     log: logger,
     depositsRefreshMs: config.DEPOSITS_GAUGE_REFRESH_SECONDS * 1000,
     logOutput,
+    commit: config.ONRAMP_COMMIT,
   });
   // One set of counters for both listeners: a failed operator token and a failed API key
   // count against the same address.

@@ -13,3 +13,4 @@ export { resealWebhookSecrets } from './webhook-secret-reseal';
 export { WebhookLogService } from './webhook-log.service';
 export type { WebhookAttemptView, WebhookDeliveryView } from './webhook-log.service';
 export { WebhookSendBudget, WebhookSendsLimited } from './webhook-send-budget';
+export { WEBHOOK_BACKLOG_SQL } from './webhook-backlog';
