@@ -26,7 +26,8 @@ import { exitGracefullyOnSignals } from '../src/shutdown';
 import { createJobRunnerMetrics } from '../src/metrics/job-runner-metrics';
 import { serveRunnerHttp } from './runner-http';
 import { MongoJobStoreHealth } from './job-store-health';
-import { SettlementDrain } from '../src/deposits';
+import { depositTraceParents, SettlementDrain } from '../src/deposits';
+import { startTracing } from '../src/tracing';
 import { CHAINS } from '../src/domain/assets';
 
 const DEFAULT_LOCK_LIFETIME_MS = 30_000;
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
   refuseSimulationsInProduction(config);
   forgetSecrets(process.env);
   const { log, output: logOutput } = serviceLogger('jobs', config);
+  const tracing = await startTracing(config, 'jobs', log);
   const databaseUrl = requireDatabaseUrl(config);
   const orm = await openOrm({ databaseUrl, poolMax: config.DB_POOL_MAX });
   // Agenda's store, once connected (the queue gauges read MongoDB through it).
@@ -111,6 +113,8 @@ async function main(): Promise<void> {
     },
     log,
     metrics.observeWebhookAttempt,
+    // Tracing on: each attempt of a deposit's event joins the deposit's trace.
+    tracing ? depositTraceParents : undefined,
   );
   const settlement = new SettlementDrain(
     services.settlement,
@@ -208,6 +212,7 @@ async function main(): Promise<void> {
     await http.close();
     metrics.close();
     await orm.close();
+    await tracing?.shutdown();
   });
 }
 

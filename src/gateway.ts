@@ -12,6 +12,7 @@ import { AddressLimiter } from './api/address-limit';
 import { createRateLimitStore } from './api/rate-limit';
 import { createGatewayMetrics } from './metrics/gateway-metrics';
 import { VERSION } from './version';
+import { startTracing } from './tracing';
 import { exitGracefullyOnSignals } from './shutdown';
 import { requireDatabaseUrl } from './db/database-url';
 import { DepositEventHub } from './api/subscriptions/deposit-event-hub';
@@ -32,6 +33,8 @@ async function main(): Promise<void> {
   refuseSimulationsInProduction(config);
   forgetSecrets(process.env);
   const { log: logger, output: logOutput } = serviceLogger('gateway', config);
+  // Before the server is built: with tracing on, every request runs in a span.
+  const tracing = await startTracing(config, 'gateway', logger);
   const databaseUrl = requireDatabaseUrl(config);
   const orm = await openOrm({ databaseUrl, poolMax: config.DB_POOL_MAX });
   const services = createServices(config, systemClock);
@@ -96,6 +99,7 @@ async function main(): Promise<void> {
     await internal.close();
     metrics.close();
     await orm.close();
+    await tracing?.shutdown();
   });
 }
 

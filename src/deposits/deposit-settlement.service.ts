@@ -21,6 +21,7 @@ import type { BatchMove, DepositTransitions } from './deposit-transitions';
 import { claimPending, lockHeld, type ClaimedDeposit, type HeldDeposit } from './settlement-claim';
 import { conversionPostings } from './conversion-postings';
 import { reportSettled, type SettlementObserver } from './settlement-observer';
+import { startBatchSpans, type BatchSpans } from '../lib/trace-context';
 
 export type SettleOutcome = 'SETTLED' | 'PENDING_WITHDRAWAL' | 'FLAGGED' | 'FAILED' | 'skipped';
 
@@ -93,8 +94,30 @@ export class DepositSettlementService {
       unapplied: [],
     };
     if (claimed.length === 0) return result;
+    // Tracing on: a span per deposit recorded in a traced request, joining its trace.
+    const spans = startBatchSpans('deposit.settle', claimed, {
+      'onramp.settlement.batch_size': claimed.length,
+    });
+    try {
+      return await this.settleClaimed(em, claim, claimed, result, spans);
+    } finally {
+      spans.endAll();
+    }
+  }
 
+  private async settleClaimed(
+    em: EntityManager,
+    claim: string,
+    claimed: ClaimedDeposit[],
+    result: BatchResult,
+    spans: BatchSpans,
+  ): Promise<BatchResult> {
     const priced = claimed.filter((c) => c.rateId !== null);
+    const orderSpans = startBatchSpans(
+      'fx.order',
+      priced.map((c) => ({ id: c.id, traceParent: spans.traceParentOf(c.id) })),
+      { 'onramp.fx.orders': priced.length },
+    );
     const fills = await placeOrders(
       this.venueFor(em.fork()),
       priced.map((c) => ({
@@ -103,12 +126,15 @@ export class DepositSettlementService {
         amountNgn: dec(c.amountNgn),
         marketRateNgnPerUsd: dec(c.marketRate!),
       })),
-    );
+    ).finally(() => orderSpans.endAll());
     const outcomes = new Map<string, FxOutcome>();
     priced.forEach((c, i) => {
       const outcome = fills[i];
+      const error = 'error' in outcome ? outcome.error : undefined;
+      orderSpans.end(c.id, { 'onramp.fx.client_order_id': c.fxOrderId }, error);
       if ('error' in outcome && !isFxFailure(outcome.error)) {
         result.deferred.push({ depositId: c.id, error: outcome.error });
+        spans.end(c.id, undefined, outcome.error);
       } else {
         outcomes.set(c.id, outcome);
       }
@@ -116,7 +142,7 @@ export class DepositSettlementService {
     const ready = claimed.filter((c) => c.rateId === null || outcomes.has(c.id));
     const applyInTransaction = (batch: ClaimedDeposit[]) =>
       retryOnConflict(() =>
-        em.fork().transactional((tx) => this.apply(tx, claim, batch, outcomes)),
+        em.fork().transactional((tx) => this.apply(tx, claim, batch, outcomes, spans)),
       );
     let settled: HeldDeposit[];
     try {
@@ -131,11 +157,16 @@ export class DepositSettlementService {
           settled.push(...(await applyInTransaction([deposit])));
         } catch (single) {
           result.deferred.push({ depositId: deposit.id, error: single });
+          spans.end(deposit.id, undefined, single);
         }
       }
     }
     for (const deposit of settled) {
       result.outcomes.set(deposit.id, deposit.status as SettleOutcome);
+      spans.end(deposit.id, {
+        'onramp.deposit.id': deposit.id,
+        'onramp.deposit.status': deposit.status,
+      });
       if (deposit.status === 'SETTLED') reportSettled(this.onSettled, deposit);
     }
     const failed = new Set(result.deferred.map((d) => d.depositId));
@@ -160,6 +191,7 @@ export class DepositSettlementService {
     claim: string,
     ready: ClaimedDeposit[],
     outcomes: Map<string, FxOutcome>,
+    spans: BatchSpans,
   ): Promise<HeldDeposit[]> {
     const held = await lockHeld(
       tx,
@@ -208,7 +240,7 @@ export class DepositSettlementService {
       moves.push({ deposit, to: toChain ? 'PENDING_WITHDRAWAL' : 'SETTLED' });
       if (toChain) onChain.push(deposit);
     }
-    await this.createPayouts(tx, onChain);
+    await this.createPayouts(tx, onChain, spans);
     // Merchant balance rows are locked in one order (by account id) by every batch, so two
     // runners' batches crediting the same merchants wait on each other instead of deadlocking.
     conversions.sort((a, b) => (a.owedTo < b.owedTo ? -1 : a.owedTo > b.owedTo ? 1 : 0));
@@ -221,7 +253,11 @@ export class DepositSettlementService {
   }
 
   /** AUTO_WITHDRAW: the payout of each converted deposit, to its onramp's address. */
-  private async createPayouts(tx: EntityManager, deposits: HeldDeposit[]): Promise<void> {
+  private async createPayouts(
+    tx: EntityManager,
+    deposits: HeldDeposit[],
+    spans: BatchSpans,
+  ): Promise<void> {
     if (deposits.length === 0) return;
     const addressOf = await onrampDestinations(tx, [...new Set(deposits.map((d) => d.onrampId))]);
     await this.payouts.create(
@@ -233,6 +269,7 @@ export class DepositSettlementService {
         toAddress: addressOf.get(deposit.onrampId)!,
         amount: deposit.amountAsset!,
         depositId: deposit.id,
+        traceParent: spans.traceParentOf(deposit.id),
       })),
     );
   }

@@ -16,6 +16,8 @@ export interface ClaimedDeposit {
   inverseRate: string | null;
   /** The venue's idempotency key, recorded before the order is placed. */
   fxOrderId: string;
+  /** The trace of the request that recorded it (tracing on), for the settlement's spans. */
+  traceParent: string | null;
 }
 
 export interface ClaimRequest {
@@ -49,6 +51,7 @@ export async function claimPending(
       market_rate: string | null;
       inverse_rate: string | null;
       fx_order_id: string;
+      trace_parent: string | null;
     }>
   >(
     `with picked as (
@@ -65,6 +68,7 @@ export async function claimPending(
        from picked
       where d.id = picked.id
      returning d.id, d.merchant_id, d.amount_ngn::text as amount_ngn, d.rate_id, d.fx_order_id,
+       d.trace_parent,
        ${rateColumnSql('market_rate', 'd.rate_id')} as market_rate,
        ${rateColumnSql('inverse_rate', 'd.rate_id')} as inverse_rate`,
     [
@@ -84,6 +88,7 @@ export async function claimPending(
     marketRate: r.market_rate,
     inverseRate: r.inverse_rate,
     fxOrderId: r.fx_order_id,
+    traceParent: r.trace_parent,
   }));
 }
 

@@ -6,6 +6,7 @@ export { WebhookDeliveryService } from './webhook-delivery.service';
 export type { AttemptOutcome, WebhookSender } from './webhook-delivery.service';
 export type { WebhookAttemptObserver } from './webhook-dispatcher';
 export { WebhookDispatcher } from './webhook-dispatcher';
+export type { DepositTraces } from './webhook-dispatcher';
 export { WebhookEndpointService } from './webhook-endpoint.service';
 export type { EndpointInput, EndpointPatch, WebhookEndpointView } from './webhook-endpoint.service';
 export { MAX_ENDPOINTS_PER_MERCHANT } from './webhook-endpoint-rows';

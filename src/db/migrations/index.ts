@@ -27,6 +27,7 @@ import { Migration20261128150700_resolution_link_attempts } from './Migration202
 import { Migration20261128170000_bank_providers } from './Migration20261128170000_bank_providers';
 import { Migration20261128170100_onramp_customer } from './Migration20261128170100_onramp_customer';
 import { Migration20261128170200_fx_venue_orders } from './Migration20261128170200_fx_venue_orders';
+import { Migration20261129140100_trace_context } from './Migration20261129140100_trace_context';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
@@ -115,5 +116,9 @@ export const migrationsList = [
   {
     name: 'Migration20261128170200_fx_venue_orders',
     class: Migration20261128170200_fx_venue_orders,
+  },
+  {
+    name: 'Migration20261129140100_trace_context',
+    class: Migration20261129140100_trace_context,
   },
 ];
