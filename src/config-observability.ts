@@ -13,10 +13,11 @@ export const observabilityConfigFields = {
   /**
    * A payout (an AUTO_WITHDRAW deposit's or a withdrawal's) still PENDING or SIGNED this long
    * after it was created counts in `onramp_payouts_stuck`. The default, 30 minutes, is past
-   * any normal wait (a gathered signing round, a block, a fee bump) and well inside
+   * any normal wait (a gathered signing round, a block, the fee bumps that start after
+   * PAYOUT_STUCK_SECONDS) and well inside
    * CHAIN_OUTAGE_MAX_SECONDS, so an outage is seen long before its payouts are cancelled.
    */
-  PAYOUT_STUCK_SECONDS: positiveInt(1800),
+  PAYOUT_STUCK_ALERT_SECONDS: positiveInt(1800),
   /**
    * How long a scrape-time gauge read from the database (rate age, stuck payouts, webhook
    * backlog, job queue) is reused by the next scrapes: a scrape storm costs the database one

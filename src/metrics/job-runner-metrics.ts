@@ -65,7 +65,7 @@ export function createJobRunnerMetrics(options: {
   registerChainHealthGauge(registry, orm, log, options.configuredChains);
   registerRateAgeGauges(registry, orm, log, clock, cacheMs);
   registerStuckPayoutGauges(registry, orm, log, clock, {
-    stuckSeconds: config.PAYOUT_STUCK_SECONDS,
+    stuckSeconds: config.PAYOUT_STUCK_ALERT_SECONDS,
     cacheMs,
   });
   registerWebhookBacklogGauges(registry, orm, log, clock, cacheMs);

@@ -18,7 +18,7 @@ const KINDS = ['deposit', 'withdrawal'] as const;
 
 /**
  * `onramp_payouts_stuck{chain, status, kind}`: payouts still PENDING (not signed) or SIGNED
- * (sent, not mined) more than PAYOUT_STUCK_SECONDS after they were created; `kind` is
+ * (sent, not mined) more than PAYOUT_STUCK_ALERT_SECONDS after they were created; `kind` is
  * `deposit` (an AUTO_WITHDRAW deposit's) or `withdrawal` (a merchant's; its payout stands for
  * it). Every chain, status and kind is present (0 when none). And
  * `onramp_payouts_stuck_oldest_seconds{chain}`: the age of the oldest of them (0 when none).
@@ -37,7 +37,7 @@ export function registerStuckPayoutGauges(
   );
   new Gauge({
     name: 'onramp_payouts_stuck',
-    help: `Payouts not final (PENDING or SIGNED) created more than PAYOUT_STUCK_SECONDS (${options.stuckSeconds}) ago.`,
+    help: `Payouts not final (PENDING or SIGNED) created more than PAYOUT_STUCK_ALERT_SECONDS (${options.stuckSeconds}) ago.`,
     labelNames: ['chain', 'status', 'kind'] as const,
     registers: [registry],
     async collect() {

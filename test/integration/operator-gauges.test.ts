@@ -35,7 +35,7 @@ describe('operator gauges (rate age, stuck payouts, webhook backlog)', () => {
     clock = new ManualClock('2026-08-01T09:00:00Z');
     const config = loadConfig({
       METRICS_CACHE_SECONDS: '0',
-      PAYOUT_STUCK_SECONDS: String(STUCK_SECONDS),
+      PAYOUT_STUCK_ALERT_SECONDS: String(STUCK_SECONDS),
       WEBHOOK_ALLOW_PRIVATE: 'true',
     });
     services = createServices(config, clock);
@@ -98,7 +98,7 @@ describe('operator gauges (rate age, stuck payouts, webhook backlog)', () => {
     expect(sampleValue(await scrape(), 'onramp_rate_age_seconds', { to: 'USDC' })).toBe(0);
   });
 
-  it('stuck payouts: a payout left PENDING counts once it is older than PAYOUT_STUCK_SECONDS', async () => {
+  it('stuck payouts: a payout left PENDING counts once it is older than PAYOUT_STUCK_ALERT_SECONDS', async () => {
     const merchant = await kit.merchant('Stuck Co');
     const onramp = await kit.onramp(merchant, 'EPHEMERAL', undefined, {
       mode: 'AUTO_WITHDRAW',
@@ -119,7 +119,7 @@ describe('operator gauges (rate age, stuck payouts, webhook backlog)', () => {
 
     clock.advance(STUCK_SECONDS * 1000);
     const atThreshold = await scrape();
-    // Created exactly PAYOUT_STUCK_SECONDS ago: counted (the bound is inclusive).
+    // Created exactly PAYOUT_STUCK_ALERT_SECONDS ago: counted (the bound is inclusive).
     expect(sampleValue(atThreshold, 'onramp_payouts_stuck', stuck)).toBe(1);
     clock.advance(30_000);
     const later = await scrape();
