@@ -30,11 +30,13 @@ export async function startTracing(
     { OTLPTraceExporter },
     { resourceFromAttributes },
     semconv,
+    { W3CTraceContextPropagator },
   ] = await Promise.all([
     import('@opentelemetry/sdk-trace-node'),
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/resources'),
     import('@opentelemetry/semantic-conventions'),
+    import('@opentelemetry/core'),
   ]);
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({
@@ -44,9 +46,9 @@ export async function startTracing(
     }),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }))],
   });
-  // Sets the global tracer provider, the AsyncLocalStorage context manager and the W3C
-  // trace-context (and baggage) propagator.
-  provider.register();
+  // The global tracer provider, the AsyncLocalStorage context manager, and W3C trace context
+  // (`traceparent`/`tracestate`) as the only propagator: baggage is not read from callers.
+  provider.register({ propagator: new W3CTraceContextPropagator() });
   markTracingOn();
   log.info({ traces_url: url }, 'tracing on: spans exported over OTLP/HTTP');
   return {
