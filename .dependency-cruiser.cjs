@@ -27,6 +27,7 @@ const MODULES = [
   'sandbox',
   'system',
   'reconciliation',
+  'sanctions',
 ];
 /**
  * Read models: own no table, read several modules through their entry points (the deposit and
@@ -77,6 +78,11 @@ const MODULE_ALLOWLIST = [
     from: 'src/deposits/deposit-settlement.service.ts',
     to: 'src/onramps/onramp-sql.ts',
     why: 'a settlement batch reads its onramps’ destinations in one query',
+  },
+  {
+    from: 'src/deposits/settlement-screening.ts',
+    to: 'src/onramps/onramp-sql.ts',
+    why: 'sanctions screening reads a settlement batch’s destinations in one query',
   },
   {
     from: 'src/deposits/settlement-claim.ts',

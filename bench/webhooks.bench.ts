@@ -19,6 +19,7 @@
  */
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { OWED_PER_ENDPOINT } from '../src/db/migrations/Migration20261125100200_webhook_endpoints';
 import { createMerchant } from '../test/support/stack';
 import type { Benchmark } from './benchmarks';
 import { runLoad, type RequestTemplate } from './lib/load';
@@ -192,16 +193,26 @@ async function measureService(receiver: RpcChild, port: number) {
     const pgPort = Number(new URL(bench.databaseUrl).port);
     const runnerPid = bench.stack.runners[0].child.pid;
     await db.query('begin');
-    const inserted = await db.query(
-      `insert into events (id, kind, merchant_id, deposit_id, status, snapshot, created_at)
-       select 'evt_' || replace(gen_random_uuid()::text, '-', ''), e.kind, e.merchant_id,
-              e.deposit_id, e.status, e.snapshot, now()
-         from events e cross join generate_series(1, $3::int) copy
-        where e.seq > $1 and e.merchant_id = any($2)
-        order by copy, e.seq`,
+    // Deposit events get their deliveries from the deposits' statement trigger, not from a
+    // trigger on events (issue 18's lean events): the copy writes them with the same SQL that
+    // trigger runs (OWED_PER_ENDPOINT) and the same notice per merchant, sent at commit.
+    const inserted = await db.query<{ deliveries: number }>(
+      `with written as (
+         insert into events (id, kind, merchant_id, deposit_id, status, snapshot, created_at)
+         select 'evt_' || replace(gen_random_uuid()::text, '-', ''), e.kind, e.merchant_id,
+                e.deposit_id, e.status, e.snapshot, now()
+           from events e cross join generate_series(1, $3::int) copy
+          where e.seq > $1 and e.merchant_id = any($2)
+          order by copy, e.seq
+         returning id, seq, kind, merchant_id, created_at
+       ),
+       owed as (${OWED_PER_ENDPOINT})
+       select (select count(*) from owed)::int as deliveries,
+              (select count(pg_notify('webhook_deliveries', o.merchant_id))
+                 from (select distinct merchant_id from owed) o) as notices`,
       [before, ids, copies],
     );
-    const backlog = inserted.rowCount ?? 0;
+    const backlog = inserted.rows[0].deliveries;
     const cpuBefore = {
       runner: cpuMs(runnerPid),
       postgres: postgresCpuMs(pgPort),

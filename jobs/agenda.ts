@@ -7,6 +7,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../src/config';
 import type { NotificationHub } from '../src/db/notification-hub';
 import { HubNotificationChannel } from './agenda-notifications';
+import { STARTUP_EXIT, StartupFailure } from '../src/lib/startup-failure';
 
 /**
  * Agenda's store: PostgreSQL (the same database) by default; MongoDB, the owner's production
@@ -77,6 +78,36 @@ export function backendName(config: Config): 'mongodb' | 'postgres' {
   return config.AGENDA_MONGODB_URL ? 'mongodb' : 'postgres';
 }
 
+/** How long one attempt to reach MongoDB lasts before the next (the driver's own is 30 s). */
+const MONGO_ATTEMPT_MS = 10_000;
+
+/** A connected client of Agenda's MongoDB, after as many attempts as it takes. */
+async function connectMongo(url: string, log: Logger): Promise<MongoClient> {
+  for (let attempt = 1; ; attempt += 1) {
+    const mongo = new MongoClient(url, { serverSelectionTimeoutMS: MONGO_ATTEMPT_MS });
+    try {
+      await mongo.connect();
+      return mongo;
+    } catch (error) {
+      await mongo.close().catch(() => undefined);
+      // 18 AuthenticationFailed: a configuration to fix, not an outage to wait out.
+      if ((error as { code?: unknown }).code === 18) {
+        throw new StartupFailure(
+          STARTUP_EXIT.databaseUnavailable,
+          `MongoDB (AGENDA_MONGODB_URL) refuses the credentials: ${(error as Error).message}`,
+        );
+      }
+      // Once, then every few attempts: a long outage must not flood the log.
+      if (attempt === 1 || attempt % 3 === 0) {
+        log.warn(
+          { event: 'waiting_for_job_store', attempt, detail: (error as Error).message },
+          'MongoDB (AGENDA_MONGODB_URL) does not answer yet; waiting',
+        );
+      }
+    }
+  }
+}
+
 /** Session advisory lock key that runners hold while Agenda connects (see below). */
 const AGENDA_CONNECT_LOCK = 7_214_003;
 
@@ -96,15 +127,9 @@ export async function connectAgenda(
 ): Promise<AgendaStore> {
   if (config.AGENDA_MONGODB_URL) {
     // Our own client, connected first: Agenda leaves a failed connect unhandled (the runner
-    // would die of it 30 s later with a bare driver stack); this fails start-up with a
-    // message, and the runner's /health says MongoDB is down meanwhile.
-    const mongo = new MongoClient(config.AGENDA_MONGODB_URL);
-    try {
-      await mongo.connect();
-    } catch (error) {
-      await mongo.close().catch(() => undefined);
-      throw new Error(`MongoDB (AGENDA_MONGODB_URL) did not answer: ${(error as Error).message}`);
-    }
+    // would die of it 30 s later with a bare driver stack). Like the database at start, a
+    // MongoDB that does not answer is waited for (/readyz says the job store is down).
+    const mongo = await connectMongo(config.AGENDA_MONGODB_URL, log);
     const store = createAgenda(config, databaseUrl, name, log, { mongo });
     await store.agenda.ready;
     return store;

@@ -11,6 +11,7 @@ import { announceWithdrawalAddressesJob } from './announce-withdrawal-addresses.
 import { sendReturnsJob } from './send-returns.job';
 import { applySettingsChangesJob } from './apply-settings-changes.job';
 import { sweepBankTransfersJob } from './sweep-bank-transfers.job';
+import { releaseReservesJob } from './release-reserves.job';
 import type { JobDefinition } from './job';
 
 export const jobs: JobDefinition[] = [
@@ -27,4 +28,5 @@ export const jobs: JobDefinition[] = [
   sendReturnsJob,
   applySettingsChangesJob,
   sweepBankTransfersJob,
+  releaseReservesJob,
 ];

@@ -6,6 +6,7 @@ import { openOrm } from '../src/orm';
 import { requireDatabaseUrl } from '../src/db/database-url';
 import { JOBS_LISTEN_APPLICATION_NAME, NotificationHub } from '../src/db/notification-hub';
 import { createServices } from '../src/container';
+import { installSanctionsListAtStart } from '../src/sanctions';
 import { refuseSimulationsInProduction } from '../src/config-production';
 import { startBankProviderChecks } from '../src/adapters/bank/bank-providers';
 import { forgetSecrets, warnAboutSecrets } from '../src/crypto/process-secrets';
@@ -24,17 +25,42 @@ import type { Enqueue, JobDeps } from './job';
 import { WebhookDispatcher } from '../src/webhooks';
 import { exitGracefullyOnSignals } from '../src/shutdown';
 import { createJobRunnerMetrics } from '../src/metrics/job-runner-metrics';
-import { serveRunnerHttp } from './runner-http';
+import { serveRunnerHttp, type RunnerHttp } from './runner-http';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Config } from '../src/config';
+import type { Services } from '../src/container';
+import type { LogOutput } from '../src/logger';
+import { HealthService } from '../src/system';
+import { databaseReadyToStart } from '../src/db/database-wait';
+import type { Phase } from '../src/lib/readiness';
+import { debugRequested, exitOnStartupFailure } from '../src/lib/startup-failure';
+import { providersReport } from '../src/api/probes/providers-report';
+import type { Registry } from 'prom-client';
 import { MongoJobStoreHealth } from './job-store-health';
 import { depositTraceParents, SettlementDrain } from '../src/deposits';
-import { startTracing } from '../src/tracing';
+import { startTracing, type Tracing } from '../src/tracing';
 import { CHAINS } from '../src/domain/assets';
+import { lowBalanceThresholds } from '../src/domain/hot-wallet-funds';
 
 const DEFAULT_LOCK_LIFETIME_MS = 30_000;
 
+/** What the runner's HTTP reports, filled in as start-up goes. */
+interface ProbeState {
+  phase: Phase;
+  orm?: MikroORM;
+  metrics?: { registry: Registry };
+  services?: Services;
+}
+
+// Until the drain is installed, a stop signal ends start-up at once: no job runs yet.
+const stopWhileStarting = () => process.exit(0);
+
 /**
- * Job-runner process: Agenda workers; HTTP only for health and metrics (JOBS_PORT). Any number
- * of runners may share one database.
+ * Job-runner process: Agenda workers; HTTP only for probes, health and metrics (JOBS_PORT),
+ * served from the first moment: a port already taken stops start-up at once (exit 71), and
+ * while the database does not answer the runner is live (/livez) and not ready (/readyz). Any
+ * number of runners may share one database.
  */
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -43,7 +69,44 @@ async function main(): Promise<void> {
   const { log, output: logOutput } = serviceLogger('jobs', config);
   const tracing = await startTracing(config, 'jobs', log);
   const databaseUrl = requireDatabaseUrl(config);
+  // With MongoDB as Agenda's store, it is reported too (down until Agenda has connected).
+  const mongoHealth = config.AGENDA_MONGODB_URL ? new MongoJobStoreHealth() : undefined;
+  const probes: ProbeState = { phase: 'waiting_for_database' };
+  const http = await serveRunnerHttp({
+    host: config.HOST,
+    port: config.JOBS_PORT,
+    log,
+    probes: {
+      phase: () => probes.phase,
+      orm: () => probes.orm,
+      health: new HealthService(),
+      registry: () => probes.metrics?.registry,
+      jobStore: mongoHealth,
+      providers: () => probes.services && providersReport(probes.services),
+    },
+    chainNodes: () => probes.services?.chains.configured() ?? [],
+  });
+  log.info({ event: 'probes', url: http.url }, `job runner answering /livez on ${http.url}`);
+  process.once('SIGTERM', stopWhileStarting).once('SIGINT', stopWhileStarting);
+  await databaseReadyToStart({ databaseUrl, maxWaitSeconds: config.DATABASE_WAIT_SECONDS, log });
+  probes.phase = 'starting';
+  await startJobs({ config, log, logOutput, databaseUrl, http, mongoHealth, probes, tracing });
+}
+
+/** Everything that needs the database: the ORM, the services, Agenda and the drains. */
+async function startJobs(options: {
+  config: Config;
+  log: Logger;
+  logOutput: LogOutput;
+  databaseUrl: string;
+  http: RunnerHttp;
+  mongoHealth: MongoJobStoreHealth | undefined;
+  probes: ProbeState;
+  tracing: Tracing | null;
+}): Promise<void> {
+  const { config, log, logOutput, databaseUrl, http, mongoHealth, probes, tracing } = options;
   const orm = await openOrm({ databaseUrl, poolMax: config.DB_POOL_MAX });
+  probes.orm = orm;
   // Agenda's store, once connected (the queue gauges read MongoDB through it).
   const connected: { store?: AgendaStore } = {};
   const metrics = createJobRunnerMetrics({
@@ -54,7 +117,13 @@ async function main(): Promise<void> {
     configuredChains: () => services.chains.configured().map((gateway) => gateway.chain),
     logOutput,
     mongoDb: () => connected.store?.mongoDb(),
+    chainNodes: {
+      gateways: () => services.chains.configured(),
+      thresholds: (chain) => lowBalanceThresholds(config, chain),
+      paused: (chain) => services.payouts.funds.paused(chain),
+    },
   });
+  probes.metrics = metrics;
   const services = createServices(config, systemClock, {
     onBlocklistError: (error) =>
       log.error({ err: error }, 'risk blocklist file unreadable; keeping the last good list'),
@@ -63,22 +132,13 @@ async function main(): Promise<void> {
     onBankNotifyError: (error, reference) =>
       log.warn({ err: error, reference }, 'sandbox bank notification failed; the sweep recovers'),
   });
+  probes.services = services;
   warnAboutSecrets(log, { encryption: services.encryption });
+  // Before any job: the list settlement and payout signing screen against (issue 36).
+  await installSanctionsListAtStart(orm.em, services.sanctions, config.SANCTIONS_LIST_PATH, log);
   startBankProviderChecks(services.bankProviders, config.BANK_PROVIDER_CHECK_SECONDS * 1000, (s) =>
     log.warn({ provider: s.name, detail: s.detail }, 'bank provider unhealthy'),
   );
-  // Health and metrics first: a port already taken stops start-up before any job is taken.
-  // With MongoDB as Agenda's store, /health reports it too (down until Agenda has connected).
-  const mongoHealth = config.AGENDA_MONGODB_URL ? new MongoJobStoreHealth() : undefined;
-  const http = await serveRunnerHttp({
-    host: config.HOST,
-    port: config.JOBS_PORT,
-    orm,
-    health: services.health,
-    registry: metrics.registry,
-    log,
-    jobStore: mongoHealth,
-  });
   for (const { chain, why } of services.chains.missing()) {
     log.warn({ chain }, `${chain} payouts wait: ${why}`);
   }
@@ -181,6 +241,7 @@ async function main(): Promise<void> {
   for (const c of CHAINS) void services.payouts.signPending(orm.em.fork(), c);
   // A fresh deployment gets its first rate at once, not one interval later.
   await agenda.now(generateRatesJob.name);
+  probes.phase = 'running';
   log.info(
     {
       event: 'ready',
@@ -191,7 +252,10 @@ async function main(): Promise<void> {
     'job runner ready',
   );
 
+  process.off('SIGTERM', stopWhileStarting).off('SIGINT', stopWhileStarting);
   exitGracefullyOnSignals(log, 'job runner', config.SHUTDOWN_TIMEOUT_MS, async () => {
+    // /readyz answers 503 from now on: an orchestrator stops counting on this runner.
+    probes.phase = 'stopping';
     // No new triggers; then Agenda stops picking jobs and waits for the running ones, and the
     // jobs it had locked but not started are handed back to the other runners at once.
     await depositEvents.stop();
@@ -216,9 +280,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((error) => {
-  process.stderr.write(
-    `job runner failed to start: ${error instanceof Error ? error.stack : String(error)}\n`,
-  );
-  process.exit(1);
-});
+main().catch((error: unknown) => exitOnStartupFailure('job runner', error, debugRequested()));

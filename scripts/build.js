@@ -8,7 +8,7 @@
 // it in, so processes started from dist/ by a concurrent run never find it half-written or
 // missing.
 const { execFileSync } = require('node:child_process');
-const { copyFileSync, mkdirSync, renameSync, rmSync } = require('node:fs');
+const { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } = require('node:fs');
 const { join } = require('node:path');
 
 const root = join(__dirname, '..');
@@ -23,6 +23,7 @@ try {
   buildDashboard(join(staging, 'dashboard'));
   buildReference(join(staging, 'reference'));
   writeBuildInfo(staging);
+  copySanctionsSnapshot(join(staging, 'data', 'sanctions'));
   try {
     renameSync(join(root, 'dist'), retired);
   } catch {
@@ -125,4 +126,24 @@ function writeBuildInfo(out) {
     return;
   }
   require('node:fs').writeFileSync(join(out, 'build-info.json'), `${JSON.stringify({ commit })}\n`);
+}
+
+/**
+ * The shipped sanctions snapshot beside the compiled code, where src/sanctions/sanctions-file.ts
+ * finds it from dist/src/ (and the image, which copies dist/ only): data/sanctions/ in the
+ * repository, else the same path in the shared/ folder laid beside it (where data brought in
+ * from public repositories is kept). Without either the processes start and warn.
+ */
+function copySanctionsSnapshot(out) {
+  const candidates = [
+    join(root, 'data', 'sanctions', 'ofac-sdn-evm.txt'),
+    join(root, '..', 'shared', 'data', 'sanctions', 'ofac-sdn-evm.txt'),
+  ];
+  const snapshot = candidates.find((path) => existsSync(path));
+  if (!snapshot) {
+    process.stderr.write(`build: no sanctions snapshot (${candidates.join(', ')}); none ships\n`);
+    return;
+  }
+  mkdirSync(out, { recursive: true });
+  copyFileSync(snapshot, join(out, 'ofac-sdn-evm.txt'));
 }

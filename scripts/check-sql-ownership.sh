@@ -16,6 +16,7 @@ declare -A OWNER=(
   [unmatched_transfers]=deposits [risk_decisions]=deposits [deposit_returns]=deposits
   [deposit_resolution_links]=deposits
   [ledger_accounts]=ledger [ledger_transactions]=ledger [ledger_postings]=ledger
+  [reserve_holds]=ledger [merchant_ledger_terms]=ledger
   [onramps]=onramps [virtual_accounts]=onramps [virtual_account_assignments]=onramps
   [merchant_daily_onramps]=onramps
   [webhook_endpoints]=webhooks [webhook_deliveries]=webhooks [webhook_attempts]=webhooks
@@ -27,6 +28,7 @@ declare -A OWNER=(
   [rates]=rates
   [sandbox_scenarios]=sandbox [sandbox_auto_deposits]=sandbox [deployment_switches]=sandbox
   [idempotency_keys]=system [rate_limit_windows]=system [chain_status]=system
+  [sanctions_list]=sanctions [sanctioned_addresses]=sanctions
 )
 for table in $(printf '%s\n' "${!OWNER[@]}" | sort); do
   owner=${OWNER[$table]}

@@ -7,7 +7,6 @@ import {
   optionalAddress,
   optionalBoolean,
   optionalPositiveInt,
-  optionalUrl,
   positiveInt,
   usdAmount,
 } from './config-fields';
@@ -20,6 +19,9 @@ import { resolutionLinkConfigFields } from './config-resolution-links';
 import { readPathConfig } from './config-read-path';
 import { logConfigFields } from './config-logs';
 import { observabilityConfigFields } from './config-observability';
+import { chainConfigFields, chainConfigProblems } from './config-chains';
+import { reserveConfigFields } from './config-reserves';
+import { databaseConfigFields } from './config-database';
 
 /**
  * Every setting the processes read, validated in one place. A bad value stops start-up
@@ -58,11 +60,7 @@ export const configSchema = z.object({
       if (/^[0-9]+$/.test(value)) return Number(value);
       return value.split(',').map((part) => part.trim());
     }),
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
-    .optional(),
-  DB_POOL_MAX: positiveInt(10),
+  ...databaseConfigFields,
   AGENDA_MONGODB_URL: z
     .string()
     .regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// URL')
@@ -125,23 +123,7 @@ export const configSchema = z.object({
   RETURN_SWEEP_SECONDS: positiveInt(5),
   /** How often the job runner expires short-lived onramps past their TTL (reads are exact anyway). */
   EXPIRY_SWEEP_SECONDS: positiveInt(30),
-  /**
-   * Chains: unset RPC URLs mean the local anvil chains `npm start` runs (it fills these in for
-   * the processes it starts). Token addresses are the USDC and USDT contracts on each chain.
-   */
-  BASE_RPC_URL: optionalUrl,
-  ETHEREUM_RPC_URL: optionalUrl,
-  POLYGON_RPC_URL: optionalUrl,
-  BASE_USDC_ADDRESS: optionalAddress,
-  BASE_USDT_ADDRESS: optionalAddress,
-  ETHEREUM_USDC_ADDRESS: optionalAddress,
-  ETHEREUM_USDT_ADDRESS: optionalAddress,
-  POLYGON_USDC_ADDRESS: optionalAddress,
-  POLYGON_USDT_ADDRESS: optionalAddress,
-  /** Blocks a payout needs on top of its own before it counts as confirmed (1 = mined). */
-  BASE_CONFIRMATIONS: positiveInt(1),
-  ETHEREUM_CONFIRMATIONS: positiveInt(1),
-  POLYGON_CONFIRMATIONS: positiveInt(1),
+  ...chainConfigFields,
   /** The hot wallet that signs payouts on every chain (0x + 64 hex). */
   HOT_WALLET_PRIVATE_KEY: z
     .string()
@@ -154,7 +136,7 @@ export const configSchema = z.object({
   HOT_WALLET_ADDRESS: optionalAddress,
   /**
    * Seals webhook secrets and stored idempotent responses at rest (AES-256-GCM). Required in
-   * production; see the README for rotation.
+   * production; docs/operations.md covers custody and rotation.
    */
   ENCRYPTION_KEY: encryptionKey.optional(),
   /** Keys being rotated out (comma list): they still open values, never seal new ones. */
@@ -193,6 +175,8 @@ export const configSchema = z.object({
   CHAIN_OUTAGE_MAX_SECONDS: positiveInt(86_400),
   /** File of blocklisted destination addresses, one per line ('#' comments); risk review refuses them. */
   RISK_BLOCKLIST_FILE: z.string().min(1).optional(),
+  /** A sanctions list file put in force at start instead of the shipped OFAC snapshot (docs/cli.md). */
+  SANCTIONS_LIST_PATH: z.string().min(1).optional(),
   /** Smallest withdrawal accepted, in USD (a transfer must be worth its gas). */
   WITHDRAWAL_MIN_USD: usdAmount('1'),
   /**
@@ -203,6 +187,7 @@ export const configSchema = z.object({
   /** Block time of the local anvil chains `npm start` runs, in seconds. */
   LOCAL_CHAIN_BLOCK_SECONDS: positiveInt(1),
   ...webhookConfigFields,
+  ...reserveConfigFields,
   /**
    * graphql-ws caps, counted per gateway process: sockets one credential (an API key with its
    * dashboard sessions, or one onramp's client secret) may hold open; a socket past it closes
@@ -236,6 +221,7 @@ export const configSchema = z.object({
 /** Rules between variables; each problem names the variable to fix. */
 const checkedConfigSchema = configSchema.superRefine((config, ctx) => {
   for (const problem of providerProblems(config)) ctx.addIssue({ code: 'custom', ...problem });
+  for (const problem of chainConfigProblems(config)) ctx.addIssue({ code: 'custom', ...problem });
   if (config.ONRAMP_ENV === 'production' && !config.ENCRYPTION_KEY) {
     ctx.addIssue({
       code: z.ZodIssueCode.custom,
@@ -261,7 +247,7 @@ export type Config = z.infer<typeof configSchema>;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    super(`Invalid configuration: ${problems.join('; ')}`);
     this.name = 'ConfigError';
   }
 }

@@ -3,44 +3,42 @@ import type { Config } from './config';
 import { KeyEnvironment } from './domain/key-environment';
 import { dec } from './domain/money';
 import { fxVenueFromConfig } from './fx-venue-from-config';
-import { AuthService } from './merchants';
-import {
-  findMerchant,
-  getMerchant,
-  lockMerchant,
-  MerchantService,
-  moveMerchant,
-} from './merchants';
+import { AuthService, findMerchant, getMerchant, lockMerchant } from './merchants';
+import { MerchantService, moveMerchant } from './merchants';
 import { RateService } from './rates';
 import { SandboxService } from './sandbox';
 import { OnrampService } from './onramps';
 import { AccountProvisioning, accountProviderOf, VirtualAccountService } from './onramps';
 import type { BankProviderRegistry } from './adapters/bank/bank-providers';
 import { LedgerService } from './ledger';
-import { DepositTransitions } from './deposits';
-import { BankTransferIntake, DepositIngestionService } from './deposits';
-import { DepositSettlementService } from './deposits';
-import { DepositReversalService } from './deposits';
-import { DepositQueryService } from './deposits';
+import { DepositTransitions, DepositSettlementService, DepositQueryService } from './deposits';
+import {
+  BankTransferIntake,
+  DepositIngestionService,
+  type DepositReversalService,
+} from './deposits';
 import { chainRegistryFromConfig, type ChainRegistry } from './adapters/chain/chain-registry';
 import { addRateLimitHits, ChainHealthService, HealthService, IdempotencyService } from './system';
-import { PayoutService } from './payouts';
-import { PayoutBlockFollower, PayoutSweepService } from './payouts';
-import { BlocklistFile, RiskReviewService } from './deposits';
-import { WithdrawalService } from './payouts';
-import { WithdrawalAddressBookService } from './payouts';
+import {
+  PayoutService,
+  PayoutSweepService,
+  PayoutBlockFollower,
+  type PayoutReorgs,
+} from './payouts';
+import { payoutServices } from './container-payouts';
+import { WithdrawalAddressBookService, WithdrawalService } from './payouts';
+import { SanctionsService } from './sanctions';
 import { MerchantSettingsService } from './merchants';
 import { withdrawalAddressDelaySeconds } from './domain/withdrawal-addresses';
-import { WebhookEndpointService } from './webhooks';
-import { WebhookDeliveryService } from './webhooks';
+import { WebhookEndpointService, WebhookDeliveryService } from './webhooks';
 import { WebhookLogService, WebhookSendBudget } from './webhooks';
 import { ApiKeyService, DashboardSessionService } from './merchants';
 import { AuditLogService } from './audit';
 import { OperatorService } from './flows/operator-actions';
-import { ConfirmPayouts } from './flows/confirm-payouts';
-import { FlagDepositOfCancelledPayout } from './flows/cancel-payout';
 import { OperatorTokenService } from './operator';
-import { TreasuryService } from './ledger';
+import { TreasuryService, type ReserveLedger } from './ledger';
+import type { MerchantTermsActions } from './flows/merchant-terms';
+import { reserveServices } from './container-reserves';
 import type { DepositReturnService, ReturnOutcomes, ReturnSender } from './deposits';
 import type { ResolutionLinkService } from './deposits';
 import { returnServices } from './container-returns';
@@ -64,6 +62,8 @@ export interface Services {
   onramps: OnrampService;
   idempotency: IdempotencyService;
   ledger: LedgerService;
+  /** Reserve holds, their release, and merchant debits for liable reversals. */
+  reserves: ReserveLedger;
   depositTransitions: DepositTransitions;
   /** Returns to the payer: started in a transaction (merchant, operator, rules). */
   returns: DepositReturnService;
@@ -83,6 +83,8 @@ export interface Services {
   payouts: PayoutService;
   /** Settles payouts block by block; started by the job runner only. */
   payoutFollower: PayoutBlockFollower;
+  /** Unsettles payouts booked from blocks a reorg replaced (the follower uses it). */
+  payoutReorgs: PayoutReorgs;
   payoutSweep: PayoutSweepService;
   withdrawals: WithdrawalService;
   /** The withdrawal address book (entries, their activation events). */
@@ -96,10 +98,14 @@ export interface Services {
   operatorTokens: OperatorTokenService;
   /** Operator actions (command line, admin GraphQL), each with its audit entry. */
   operator: OperatorService;
+  /** The operator's reversal liability and reserve of a merchant, audited. */
+  merchantTerms: MerchantTermsActions;
   treasury: TreasuryService;
   dashboardSessions: DashboardSessionService;
   /** The keys a merchant manages itself (restricted keys, allowed addresses). */
   apiKeys: ApiKeyService;
+  /** The sanctions list in force: its updates and the screening against it (issue 36). */
+  sanctions: SanctionsService;
   /** ENCRYPTION_KEY (and the keys being rotated out): seals secrets at rest. */
   encryption: Encryption;
   /** `BANK_PROVIDERS`: accounts, notifications, confirmations, the sweep, returns. */
@@ -116,6 +122,7 @@ export function createServices(
   adapters: ServiceAdapters = {},
 ): Services {
   const auditLog = new AuditLogService(clock);
+  const sanctions = new SanctionsService(clock, auditLog);
   const sandbox = new SandboxService(clock, auditLog);
   const rates = new RateService(
     clock,
@@ -160,28 +167,16 @@ export function createServices(
   });
   const chains = adapters.chains ?? chainRegistryFromConfig(config);
   const chainHealth = new ChainHealthService(clock, chains, sandboxEnv);
-  const payouts = new PayoutService(
-    clock,
-    config,
+  const { payouts, payoutFollower } = payoutServices(config, clock, adapters, {
     chains,
     chainHealth,
     ledger,
-    new ConfirmPayouts(clock, ledger, depositTransitions, adapters.onDepositSettled),
-    new FlagDepositOfCancelledPayout(depositTransitions),
-    new RiskReviewService(
-      clock,
-      new BlocklistFile(config.RISK_BLOCKLIST_FILE, adapters.onBlocklistError),
-      sandboxEnv,
-    ),
-    adapters.payoutSigningLog,
-  );
-  const payoutFollower = new PayoutBlockFollower(
-    chains,
-    (em, mined) => payouts.settleMined(em, mined),
-    (em, chain, head) => chainHealth.observe(em, chain, head),
-  );
+    depositTransitions,
+    sanctions,
+  });
   const merchants = new MerchantService(clock);
-  const reversals = new DepositReversalService(clock, ledger, depositTransitions, payouts);
+  const reserved = reserveServices(config, clock, ledger, depositTransitions, payouts, auditLog);
+  const { reserves, reversals, merchantTerms } = reserved;
   const webhookLog = new WebhookLogService(
     clock,
     new WebhookSendBudget(clock, config.WEBHOOK_TEST_AND_REPLAY_PER_HOUR, addRateLimitHits),
@@ -210,11 +205,13 @@ export function createServices(
       new AccountProvisioning(bankProviders, accounts),
       encryption.box,
       { find: findMerchant, lock: lockMerchant, move: moveMerchant },
+      sanctions,
     ),
     idempotency: new IdempotencyService(encryption.box, {
       leaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
     }),
     ledger,
+    reserves,
     depositTransitions,
     returns,
     resolutionLinks,
@@ -225,6 +222,7 @@ export function createServices(
     settlement: new DepositSettlementService(
       clock,
       ledger,
+      reserves,
       depositTransitions,
       adapters.fxVenue ?? fxVenueFromConfig(config, clock),
       payouts,
@@ -233,6 +231,7 @@ export function createServices(
         claimSeconds: config.DEPOSIT_REDRIVE_SECONDS,
       },
       adapters.onDepositSettled,
+      sanctions,
     ),
     reversals,
     deposits: new DepositQueryService(),
@@ -240,6 +239,7 @@ export function createServices(
     chainHealth,
     payouts,
     payoutFollower,
+    payoutReorgs: payouts.reorgs,
     payoutSweep: new PayoutSweepService(
       clock,
       config,
@@ -255,8 +255,14 @@ export function createServices(
       dec(config.WITHDRAWAL_MIN_USD),
       config.ONRAMP_ENV === 'sandbox',
       getMerchant,
+      sanctions,
     ),
-    withdrawalAddresses: new WithdrawalAddressBookService(clock, auditLog, addressDelaySeconds),
+    withdrawalAddresses: new WithdrawalAddressBookService(
+      clock,
+      auditLog,
+      addressDelaySeconds,
+      sanctions,
+    ),
     // A widening settings change waits as long as a new address does (issue 32).
     merchantSettings: new MerchantSettingsService(clock, auditLog, sandboxEnv, addressDelaySeconds),
     webhookEndpoints,
@@ -286,10 +292,12 @@ export function createServices(
       webhookLog,
       operatorTokens,
     ),
+    merchantTerms,
     treasury: new TreasuryService(clock, chains),
     dashboardSessions: new DashboardSessionService(clock, auth, config.DASHBOARD_SESSION_SECONDS),
     apiKeys: new ApiKeyService(clock, environmentOf(config), auditLog),
     encryption,
     bankProviders,
+    sanctions,
   };
 }

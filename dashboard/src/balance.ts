@@ -16,7 +16,13 @@ export interface MerchantData {
   id: string;
   name: string;
   status: string;
-  balance: { usdAvailable: string; usdPendingWithdrawal: string; updatedAt: string };
+  balance: {
+    usdAvailable: string;
+    usdPendingWithdrawal: string;
+    /** Held by the operator's reserve until released (v0.3). */
+    usdReserved: string;
+    updatedAt: string;
+  };
   webhookEndpoint: WebhookEndpoint | null;
 }
 
@@ -27,6 +33,7 @@ export async function fetchMerchant(): Promise<MerchantData> {
 export class BalanceSection {
   private readonly messages = Messages.of('balance');
   private readonly available = byId('balance-available');
+  private readonly reserved = byId('balance-reserved');
   private readonly pending = byId('balance-pending');
   private readonly updated = byId('balance-updated');
   private loading: Promise<void> | null = null;
@@ -54,6 +61,7 @@ export class BalanceSection {
 
   reset(): void {
     setText(this.available, '—');
+    setText(this.reserved, '—');
     setText(this.pending, '—');
     setText(this.updated, '—');
     this.messages.clear();
@@ -61,7 +69,9 @@ export class BalanceSection {
 
   private show(merchant: MerchantData): void {
     // Decimal strings from the ledger, shown exactly as sent.
+    // Below zero while the merchant owes for a reversal it is liable for.
     setText(this.available, merchant.balance.usdAvailable);
+    setText(this.reserved, merchant.balance.usdReserved);
     setText(this.pending, merchant.balance.usdPendingWithdrawal);
     setText(this.updated, formatTime(merchant.balance.updatedAt) || '—');
   }

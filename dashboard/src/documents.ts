@@ -12,7 +12,7 @@ export const WEBHOOK_ENDPOINT_FIELDS = 'url secret enabled createdAt';
 export const MERCHANT_QUERY = `query DashboardMerchant {
   merchant {
     id name status
-    balance { usdAvailable usdPendingWithdrawal updatedAt }
+    balance { usdAvailable usdPendingWithdrawal usdReserved updatedAt }
     webhookEndpoint { ${WEBHOOK_ENDPOINT_FIELDS} }
   }
 }`;

@@ -21,6 +21,7 @@ export const EVENT_NAMES = [
   'merchant.settings_updated',
   'api_key.created',
   'api_key.revoked',
+  'balance.reserve_released',
 ];
 
 /** The restricted scopes, as the API names them (`all` is its own choice). */

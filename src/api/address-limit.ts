@@ -4,6 +4,7 @@ import type { Clock } from '../clock';
 import { DomainError, ErrorCode } from '../domain/errors';
 import { addressBucket } from './address-bucket';
 import type { PostgresRateLimitStore } from './rate-limit';
+import { PROBE_PATHS } from './probes/probe-paths';
 
 /** How long a credential that authenticated stays known here (it still authenticates each time). */
 const KNOWN_CREDENTIAL_MS = 10 * 60_000;
@@ -153,7 +154,10 @@ export class AddressLimiter {
  */
 export function recheckPublicRoutes(app: FastifyInstance, limiter: AddressLimiter): void {
   app.addHook('preHandler', (request, _reply, done) => {
-    if (request.routeOptions.config?.public !== true || request.routeOptions.url === '/health') {
+    if (
+      request.routeOptions.config?.public !== true ||
+      PROBE_PATHS.has(request.routeOptions.url ?? '')
+    ) {
       return done();
     }
     try {

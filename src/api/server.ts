@@ -37,6 +37,8 @@ import {
   type PresentedCredential,
 } from './address-limit';
 import { edgeServerOptions, installErrorPath } from './http-edge';
+import { PROBE_PATHS } from './probes/probe-paths';
+import { probeRoutes } from './probes/probes.route';
 import { assertBrowserOrigin, foreignOrigin, ownOriginOf, registerCors } from './browser-origins';
 
 export interface GatewayOptions {
@@ -143,7 +145,9 @@ export async function buildGateway(options: GatewayOptions) {
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    if (closing) {
+    const probe = PROBE_PATHS.has(request.routeOptions.url ?? '');
+    // Probes answer to the end: /livez 200, /readyz 503 (phase stopping) take it out of rotation.
+    if (closing && !probe) {
       return reply
         .code(503)
         .headers({ connection: 'close', 'retry-after': '1' })
@@ -153,9 +157,9 @@ export async function buildGateway(options: GatewayOptions) {
     // An address past its limit of failed authentications is refused before any lookup. A
     // public route's credential (a sign-in's key, a bank signature, a payer's link) is its own
     // to read, never exempt; it is asked again when the body is in (preHandler below).
-    // /health stays cheap and always answers: load balancers probe it.
+    // The probes stay cheap and always answer: load balancers and orchestrators call them.
     const presented = publicRoute ? undefined : presentedOf(request);
-    if (request.routeOptions.url && request.routeOptions.url !== '/health') {
+    if (request.routeOptions.url && !probe) {
       limiter.assertNotRefused(request.ip, presented);
     }
     request.em = orm.em.fork();
@@ -209,6 +213,9 @@ export async function buildGateway(options: GatewayOptions) {
   registerIdempotency(app, { idempotency: services.idempotency });
   // Sandbox routes register nothing in production: /v1/sandbox/* answers 404 there.
   for (const routes of restRoutes(services, options.version)) await app.register(routes);
+  await app.register(
+    probeRoutes(services, options.version, () => (closing ? 'stopping' : 'running')),
+  );
   await app.register(dashboardRoutes(services, countRefusal));
   await app.register(payerPageRoutes(services, limiter));
   // /docs and /graphiql: on in the sandbox, off in production unless the operator turns them on.

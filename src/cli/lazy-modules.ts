@@ -8,6 +8,9 @@ import type * as ReconciliationModule from '../reconciliation';
 import type * as ReencryptModule from '../flows/reencrypt-secrets';
 import type * as ReportsModule from '../reports';
 import type * as RequestContextModule from '../context/request-context';
+import type * as SanctionsModule from '../sanctions';
+import type * as SanctionsListModule from '../domain/sanctions-list';
+import type * as MigrationStatusModule from '../db/migration-status';
 
 /**
  * The service's heavy modules, loaded on first use. MikroORM, viem (through the configuration
@@ -32,4 +35,7 @@ export const lazy = {
   reconciliation: (): typeof ReconciliationModule => require('../reconciliation'),
   reencrypt: (): typeof ReencryptModule => require('../flows/reencrypt-secrets'),
   reports: (): typeof ReportsModule => require('../reports'),
+  sanctions: (): typeof SanctionsModule => require('../sanctions'),
+  sanctionsList: (): typeof SanctionsListModule => require('../domain/sanctions-list'),
+  migrationStatus: (): typeof MigrationStatusModule => require('../db/migration-status'),
 };

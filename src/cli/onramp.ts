@@ -16,6 +16,8 @@ import { CliExit, EXIT, reportError } from './cli-errors';
 import { lazy } from './lazy-modules';
 import { addSystemCommands } from './system-commands';
 import { addReportCommands } from './report-commands';
+import { addSanctionsCommands } from './sanctions-commands';
+import { addMerchantTermsCommands } from './merchant-terms-commands';
 
 // The operator command line. This file and the ones it imports load in well under a second:
 // everything that talks to the database comes in through `lazy` when a command runs.
@@ -92,6 +94,8 @@ export function buildCli({ json = false } = {}): Command {
         }),
       );
   }
+
+  addMerchantTermsCommands(merchants);
 
   const keys = program.command('keys').description('Issue and revoke secret API keys');
   keys
@@ -242,6 +246,7 @@ export function buildCli({ json = false } = {}): Command {
 
   addSystemCommands(program);
   addReportCommands(program);
+  addSanctionsCommands(program);
   return program;
 }
 

@@ -16,7 +16,9 @@ import {
 } from '../embedded/local-chains';
 import { spawnEmbeddedPostgres, type PostgresProcess } from '../embedded/pg-process';
 import { serviceNodeFlags } from './node-flags';
+import { debugRequested, exitOnStartupFailure } from '../lib/startup-failure';
 import { childEnvironment } from './start-env';
+import { chainRpcUrls, confirmationsSetIn } from '../config-chains';
 import { ensureSandboxKeyFile } from '../crypto/encryption-keys';
 import { gatewayEnvironment } from '../crypto/process-secrets';
 import { ensureSandboxMerchant } from '../embedded/sandbox-seed';
@@ -116,10 +118,10 @@ function waitForLog(
  * a mix would pay out on some real networks and leave the others silently unconfigured.
  */
 function chainMode(config: Config): 'local' | 'configured' {
-  const set = CHAINS.filter((chain) => config[`${chain}_RPC_URL`]);
+  const set = CHAINS.filter((chain) => chainRpcUrls(config, chain).length > 0);
   if (set.length === 0) return 'local';
   if (set.length === CHAINS.length) return 'configured';
-  const missing = CHAINS.filter((chain) => !set.includes(chain)).map((c) => `${c}_RPC_URL`);
+  const missing = CHAINS.filter((chain) => !set.includes(chain)).map((c) => `${c}_RPC_URL(S)`);
   process.stderr.write(
     `Set all of ${CHAINS.map((c) => `${c}_RPC_URL`).join(', ')} or none of them ` +
       `(none: npm start runs local chains). Missing: ${missing.join(', ')}.\n`,
@@ -205,7 +207,13 @@ async function main(): Promise<void> {
   await migrate(orm);
   // The same settings the children get (local chain addresses included).
   const services = createServices(
-    loadConfig({ ...process.env, DATABASE_URL: databaseUrl, ...chains?.env, ...encryptionEnv }),
+    loadConfig({
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      ...chains?.env,
+      ...confirmationsSetIn(process.env),
+      ...encryptionEnv,
+    }),
     systemClock,
   );
   const credentials =
@@ -219,6 +227,7 @@ async function main(): Promise<void> {
   const env = childEnvironment(config.ONRAMP_ENV, process.env, {
     DATABASE_URL: databaseUrl,
     ...chains?.env,
+    ...confirmationsSetIn(process.env),
     ...encryptionEnv,
   });
   // The gateway gets the hot wallet's address, never its key: only the job runner signs.
@@ -234,7 +243,8 @@ async function main(): Promise<void> {
     child.once('exit', (code) => {
       if (!stopping) {
         say(`A process exited unexpectedly (code ${code}); see ${LOG_DIR}`);
-        void stopAll(1);
+        // Its exit code (docs/cli.md, "Process exit codes"): a start-up failure keeps its meaning.
+        void stopAll(code || 1);
       }
     });
   }
@@ -283,7 +293,4 @@ async function main(): Promise<void> {
   say('Press Ctrl-C to stop.');
 }
 
-main().catch((error) => {
-  process.stderr.write(`start failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+main().catch((error: unknown) => exitOnStartupFailure('the service', error, debugRequested()));

@@ -1,6 +1,15 @@
 import type { Command } from 'commander';
 import { CliError, CliExit } from './cli-errors';
-import { cliActor, parseLimit, parseOnOff, print, withServices } from './cli-support';
+import {
+  cliActor,
+  cliConfig,
+  databaseUrlOf,
+  parseLimit,
+  parseOnOff,
+  print,
+  withServices,
+} from './cli-support';
+import type { MigrationStatus } from '../db/migration-status';
 import { lazy } from './lazy-modules';
 
 /**
@@ -117,10 +126,31 @@ export function addSystemCommands(program: Command): void {
       }),
     );
 
-  program
-    .command('db')
-    .description('Database maintenance')
-    .command('migrate')
+  const db = program.command('db').description('Database maintenance');
+  db.command('status')
+    .description(
+      'Migrations applied (with when), pending (the gateway and the runner refuse to start until `db migrate` applies them) and unknown to this version',
+    )
+    .option(
+      '--json',
+      'print {"applied":[{"name","executed_at"}],"pending":[names],"unknown":[names]}',
+    )
+    .action(async (opts: { json?: boolean }) => {
+      const status = await lazy.migrationStatus().migrationStatus(databaseUrlOf(cliConfig()));
+      print(
+        !!opts.json,
+        {
+          applied: status.applied.map((m) => ({
+            name: m.name,
+            executed_at: m.executedAt.toISOString(),
+          })),
+          pending: status.pending,
+          unknown: status.unknown,
+        },
+        migrationStatusText(status),
+      );
+    });
+  db.command('migrate')
     .description('Apply pending migrations (creates the database if it does not exist)')
     .option('--json', 'print {"applied":[names]}')
     .action(async (opts: { json?: boolean }) =>
@@ -187,4 +217,17 @@ export function addSystemCommands(program: Command): void {
         if (!report.ok) throw new CliExit(1);
       }),
     );
+}
+
+/** `db status` for people: one line a migration, pending ones last, where they would run. */
+function migrationStatusText(status: MigrationStatus): string {
+  const lines = [`Applied: ${status.applied.length}`];
+  for (const m of status.applied) lines.push(`  ${m.executedAt.toISOString()}  ${m.name}`);
+  lines.push(`Pending: ${status.pending.length === 0 ? 'none' : status.pending.length}`);
+  for (const name of status.pending) lines.push(`  ${name}   (run \`onramp db migrate\`)`);
+  if (status.unknown.length > 0) {
+    lines.push(`Unknown to this version (a newer one applied them): ${status.unknown.length}`);
+    for (const name of status.unknown) lines.push(`  ${name}`);
+  }
+  return lines.join('\n');
 }

@@ -10,7 +10,8 @@ import { DomainError, ErrorCode, invalidParameter, missingParameter } from '../d
 import { ngnHoldingOf, OPERATOR, transfer } from '../domain/ledger';
 import { dec } from '../domain/money';
 import type { DepositTransitions } from './deposit-transitions';
-import type { LedgerService } from '../ledger';
+import type { LedgerService, ReserveLedger } from '../ledger';
+import { annotateDepositEvent } from '../events';
 import type { DepositPayouts } from './deposit-ports';
 import { depositSnapshot } from './deposit-snapshot';
 import { ReturnReversal } from './return-reversal';
@@ -26,6 +27,8 @@ export interface ReversalOutcome {
   deposit: Deposit;
   /** False when the reversal was already recorded (a repeated notification). */
   reversed: boolean;
+  /** USD debited from the merchant (liable for it), 6 places; null when the operator bore it. */
+  merchantDebit?: string | null;
 }
 
 /** Where a reversal leaves a deposit (docs/api.md, "Deposits"): null keeps the status it has. */
@@ -49,8 +52,10 @@ function statusAfterReversal(
 
 /**
  * Records a bank reversal: the bank takes the NGN back. Not yet converted, it leaves the
- * account that held it; already converted, the operator absorbs the loss (v0.1: the merchant's
- * balance is not debited). Once per deposit: a repeated reversal answers the deposit as is.
+ * account that held it; already converted, the operator absorbs the NGN loss, and when the
+ * deposit was SETTLED and its merchant is liable (`REVERSAL_LIABILITY`, or the operator's
+ * setting for the merchant) the merchant is debited its amount_asset (`ReserveLedger`), which
+ * `deposit.reversed` carries as `merchant_debit`. Once per deposit: a repeated reversal answers the deposit as is.
  * A deposit going back to the payer, or gone back, is `ReturnReversal`'s.
  */
 export class DepositReversalService {
@@ -59,6 +64,7 @@ export class DepositReversalService {
   constructor(
     private readonly clock: Clock,
     private readonly ledger: LedgerService,
+    private readonly reserves: ReserveLedger,
     private readonly transitions: DepositTransitions,
     private readonly payouts: Pick<DepositPayouts, 'cancelPendingOfDeposit'>,
   ) {
@@ -150,6 +156,14 @@ export class DepositReversalService {
         });
         deposit.reversedAt = this.clock.now();
         if (deposit.status === 'PENDING_WITHDRAWAL') await this.stopPayout(tx, deposit.id);
+        const merchantDebit =
+          deposit.status === 'SETTLED' && deposit.amountAsset
+            ? await this.reserves.debitForReversal(tx, {
+                id: deposit.id,
+                merchantId: deposit.merchantId,
+                amountAsset: deposit.amountAsset,
+              })
+            : null;
         const next = statusAfterReversal(deposit.status, converted);
         if (next) {
           await this.transitions.moveTo(tx, deposit, next.to, {
@@ -159,8 +173,14 @@ export class DepositReversalService {
         } else {
           await tx.flush();
         }
+        // The move wrote deposit.reversed (a trigger); it carries the debit, in this transaction.
+        if (merchantDebit) {
+          await annotateDepositEvent(tx, deposit.id, 'deposit.reversed', {
+            merchant_debit: merchantDebit.toFixed(6),
+          });
+        }
         await options.onRecorded?.(tx, deposit, before);
-        return { deposit, reversed: true };
+        return { deposit, reversed: true, merchantDebit: merchantDebit?.toFixed(6) ?? null };
       }),
     );
   }

@@ -13,7 +13,7 @@ import {
   type FxVenue,
 } from '../adapters/fx/fx-venue';
 import { merchantAccount, OPERATOR } from '../domain/ledger';
-import type { LedgerEntry, LedgerService } from '../ledger';
+import type { LedgerEntry, LedgerService, ReserveLedger, SettlementCredit } from '../ledger';
 import { onrampDestinations } from '../onramps/onramp-sql';
 import type { DepositPayouts } from './deposit-ports';
 import { REASON } from '../domain/deposit-reasons';
@@ -22,34 +22,12 @@ import { claimPending, lockHeld, type ClaimedDeposit, type HeldDeposit } from '.
 import { conversionPostings } from './conversion-postings';
 import { reportSettled, type SettlementObserver } from './settlement-observer';
 import { startBatchSpans, type BatchSpans } from '../lib/trace-context';
+import type { SanctionsMatch } from '../domain/sanctions-screening';
+import { screenClaimed, type Stopped } from './settlement-screening';
 
-export type SettleOutcome = 'SETTLED' | 'PENDING_WITHDRAWAL' | 'FLAGGED' | 'FAILED' | 'skipped';
+import type { BatchResult, SettleOutcome, SettlementOptions } from './settlement-result';
 
-export interface SettlementOptions {
-  /** Deposits claimed per batch. */
-  batchSize: number;
-  /** How long a claim holds before another run may take the deposit (its holder presumed dead). */
-  claimSeconds: number;
-}
-
-export interface BatchResult {
-  /** Deposits this run claimed (a full batch means more may be waiting). */
-  claimed: number;
-  /** What became of each deposit the run applied; a claimed deposit absent here was skipped. */
-  outcomes: Map<string, SettleOutcome>;
-  /**
-   * Deposits not applied (the venue unreachable, or their apply failed): left claimed, taken
-   * again once the claim expires.
-   */
-  deferred: Array<{ depositId: string; error: unknown }>;
-  /**
-   * Deposits filled at the venue whose fill this run did not apply: settled by the run that
-   * claimed them after this run's claim expired (same order, so nothing is lost), or moved out
-   * of PENDING_FX meanwhile (a bank reversal): then the venue holds an order the ledger does
-   * not, for the operator to see in the log.
-   */
-  unapplied: string[];
-}
+export type { BatchResult, SettleOutcome, SettlementOptions };
 
 /**
  * Converts PENDING_FX deposits in batches, with no network call inside a transaction:
@@ -68,12 +46,15 @@ export class DepositSettlementService {
   constructor(
     private readonly clock: Clock,
     private readonly ledger: LedgerService,
+    /** Reserve holds and debt repayment of balance settlements (docs/api.md, v0.3). */
+    private readonly reserves: ReserveLedger,
     private readonly transitions: DepositTransitions,
     private readonly venueFor: (em: EntityManager) => FxVenue,
     private readonly payouts: Pick<DepositPayouts, 'create'>,
     private readonly options: SettlementOptions,
     /** Told about each MERCHANT_BALANCE deposit settled, after commit (metrics). */
     private readonly onSettled?: SettlementObserver,
+    private readonly sanctions?: SanctionsMatch,
   ) {}
 
   /** One batch: the oldest pending deposits no live run holds (or only `ids`). */
@@ -112,7 +93,9 @@ export class DepositSettlementService {
     result: BatchResult,
     spans: BatchSpans,
   ): Promise<BatchResult> {
-    const priced = claimed.filter((c) => c.rateId !== null);
+    // Screened before any FX order: a listed destination's deposit is not converted at all.
+    const stopped = await screenClaimed(em, claimed, this.sanctions);
+    const priced = claimed.filter((c) => c.rateId !== null && !stopped.has(c.id));
     const orderSpans = startBatchSpans(
       'fx.order',
       priced.map((c) => ({ id: c.id, traceParent: spans.traceParentOf(c.id) })),
@@ -139,10 +122,12 @@ export class DepositSettlementService {
         outcomes.set(c.id, outcome);
       }
     });
-    const ready = claimed.filter((c) => c.rateId === null || outcomes.has(c.id));
+    const ready = claimed.filter(
+      (c) => c.rateId === null || outcomes.has(c.id) || stopped.has(c.id),
+    );
     const applyInTransaction = (batch: ClaimedDeposit[]) =>
       retryOnConflict(() =>
-        em.fork().transactional((tx) => this.apply(tx, claim, batch, outcomes, spans)),
+        em.fork().transactional((tx) => this.apply(tx, claim, batch, outcomes, stopped, spans)),
       );
     let settled: HeldDeposit[];
     try {
@@ -191,6 +176,7 @@ export class DepositSettlementService {
     claim: string,
     ready: ClaimedDeposit[],
     outcomes: Map<string, FxOutcome>,
+    stopped: Map<string, Stopped>,
     spans: BatchSpans,
   ): Promise<HeldDeposit[]> {
     const held = await lockHeld(
@@ -203,9 +189,23 @@ export class DepositSettlementService {
     const moves: BatchMove[] = [];
     const conversions: Array<{ owedTo: string; entry: LedgerEntry }> = [];
     const onChain: HeldDeposit[] = [];
+    const credits: SettlementCredit[] = [];
     for (const deposit of held) {
       const claimed = claimedById.get(deposit.id)!;
       const outcome = outcomes.get(deposit.id);
+      const listed = stopped.get(deposit.id);
+      if (listed) {
+        moves.push({ deposit, to: 'FLAGGED', options: { reason: REASON.sanctionsScreening } });
+        await this.sanctions!.recordFlag(tx, {
+          merchantId: deposit.merchantId,
+          targetType: 'deposit',
+          targetId: deposit.id,
+          address: listed.address,
+          listDate: listed.listDate,
+          stage: 'settlement',
+        });
+        continue;
+      }
       if (!claimed.rateId || !outcome) {
         moves.push({ deposit, to: 'FLAGGED', options: { reason: REASON.noRate } });
         continue;
@@ -238,17 +238,20 @@ export class DepositSettlementService {
       deposit.amountAsset = amountAsset.toFixed(6);
       deposit.fxExecutedAt = now;
       moves.push({ deposit, to: toChain ? 'PENDING_WITHDRAWAL' : 'SETTLED' });
+      // Reserves and repayment apply to balance settlements only, never to AUTO_WITHDRAW.
       if (toChain) onChain.push(deposit);
+      else credits.push({ merchantId: deposit.merchantId, depositId: deposit.id, amountAsset });
     }
     await this.createPayouts(tx, onChain, spans);
     // Merchant balance rows are locked in one order (by account id) by every batch, so two
     // runners' batches crediting the same merchants wait on each other instead of deadlocking.
     conversions.sort((a, b) => (a.owedTo < b.owedTo ? -1 : a.owedTo > b.owedTo ? 1 : 0));
-    await this.transitions.moveAllTo(
-      tx,
-      moves,
-      conversions.map((c) => c.entry),
-    );
+    // Posted after the conversions, in the same statement: usd_available is checked on the net.
+    const reserveEntries = await this.reserves.settlementEntries(tx, credits);
+    await this.transitions.moveAllTo(tx, moves, [
+      ...conversions.map((c) => c.entry),
+      ...reserveEntries,
+    ]);
     return held;
   }
 

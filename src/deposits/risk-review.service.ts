@@ -10,9 +10,10 @@ import {
   type RiskDecision,
 } from '../domain/risk-rules';
 import { riskRejectScenario } from '../sandbox/scenario-reads';
+import type { SanctionsMatch } from '../domain/sanctions-screening';
 
 /** A payout as the review reads it. */
-type Payout = PayoutForReview & { id: string };
+type Payout = PayoutForReview & { id: string; depositId: string | null };
 
 /**
  * The blocklist file, re-read when it changes: an operator adds an address and the next
@@ -54,6 +55,7 @@ export class RiskReviewService {
     private readonly clock: Clock,
     private readonly blocklist: BlocklistFile,
     private readonly sandbox: boolean,
+    private readonly sanctions?: SanctionsMatch,
   ) {}
 
   async review(tx: EntityManager, payout: Payout): Promise<RiskDecision> {
@@ -74,6 +76,13 @@ export class RiskReviewService {
       }
     }
     const blocklist = this.blocklist.current();
+    // The list in force at signing: a destination listed since its deposit settled pays nothing.
+    const screened = this.sanctions
+      ? await this.sanctions.listedAmong(
+          tx,
+          payouts.map((p) => p.toAddress),
+        )
+      : null;
     const decisions = payouts.map((payout) =>
       reviewPayout(
         {
@@ -83,9 +92,24 @@ export class RiskReviewService {
           toAddress: payout.toAddress,
           amount: payout.amount,
         },
-        { blocklist, sandboxRejectAll: rejectAll.get(payout.merchantId) ?? false },
+        {
+          blocklist,
+          sandboxRejectAll: rejectAll.get(payout.merchantId) ?? false,
+          sanctioned: screened?.listed,
+        },
       ),
     );
+    for (const [k, payout] of payouts.entries()) {
+      if (!decisions[k].flagReason) continue;
+      await this.sanctions!.recordFlag(tx, {
+        merchantId: payout.merchantId,
+        targetType: payout.depositId ? 'deposit' : 'payout',
+        targetId: payout.depositId ?? payout.id,
+        address: payout.toAddress,
+        listDate: screened!.listDate,
+        stage: 'payout_signing',
+      });
+    }
     // Rows travel as one JSON parameter (knex would expand an array into a list).
     const rows = payouts.map((payout, k) => ({
       id: newId('risk', this.clock),

@@ -9,6 +9,7 @@ import type { BatchDeposit } from './deposit-transitions';
 export interface ClaimedDeposit {
   id: string;
   merchantId: string;
+  onrampId: string;
   amountNgn: string;
   /** Null: no rate was valid to convert at (the deposit is FLAGGED, no order placed). */
   rateId: string | null;
@@ -46,6 +47,7 @@ export async function claimPending(
     Array<{
       id: string;
       merchant_id: string;
+      onramp_id: string;
       amount_ngn: string;
       rate_id: string | null;
       market_rate: string | null;
@@ -67,8 +69,8 @@ export async function claimPending(
             rate_id = coalesce(d.rate_id, ${newestValidRateIdSql("coalesce(d.asset, 'USD')")})
        from picked
       where d.id = picked.id
-     returning d.id, d.merchant_id, d.amount_ngn::text as amount_ngn, d.rate_id, d.fx_order_id,
-       d.trace_parent,
+     returning d.id, d.merchant_id, d.onramp_id, d.amount_ngn::text as amount_ngn, d.rate_id,
+       d.fx_order_id, d.trace_parent,
        ${rateColumnSql('market_rate', 'd.rate_id')} as market_rate,
        ${rateColumnSql('inverse_rate', 'd.rate_id')} as inverse_rate`,
     [
@@ -83,6 +85,7 @@ export async function claimPending(
   return rows.map((r) => ({
     id: r.id,
     merchantId: r.merchant_id,
+    onrampId: r.onramp_id,
     amountNgn: r.amount_ngn,
     rateId: r.rate_id,
     marketRate: r.market_rate,

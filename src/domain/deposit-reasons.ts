@@ -15,6 +15,8 @@ export const REASON = {
   bankReversalDuringSettlement: 'Bank reversal during settlement',
   reversalDuringReturn: 'Reversal during return',
   riskRejected: 'Rejected by risk review',
+  /** The onramp's destination is on the sanctions list in force (API.md, v0.3). */
+  sanctionsScreening: 'Sanctions screening',
   chainOutage: 'Chain outage outlasted the maximum wait',
   payoutFailed: 'On-chain transfer failed',
   returnedToSender: 'Returned to sender after review',

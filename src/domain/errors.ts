@@ -23,6 +23,8 @@ export enum ErrorCode {
   InsufficientBalance = 'insufficient_balance',
   /** A withdrawal to an address not ACTIVE in the address book, when the merchant requires it. */
   AddressNotAllowed = 'address_not_allowed',
+  /** An address on the sanctions list in force (OFAC SDN digital currency addresses). */
+  AddressSanctioned = 'address_sanctioned',
   /** A per-merchant count limit, such as the eleventh webhook endpoint. */
   LimitExceeded = 'limit_exceeded',
   RateLimited = 'rate_limited',
@@ -49,6 +51,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   [ErrorCode.InvalidAddress]: 422,
   [ErrorCode.InsufficientBalance]: 422,
   [ErrorCode.AddressNotAllowed]: 422,
+  [ErrorCode.AddressSanctioned]: 422,
   [ErrorCode.LimitExceeded]: 422,
   [ErrorCode.RateLimited]: 429,
   [ErrorCode.InternalError]: 500,

@@ -48,6 +48,8 @@ export const OPERATOR = {
   usdPayoutsPending: operator('usd_payouts_pending', 'USD', 'CREDIT'),
   usdSuspense: operator('usd_suspense', 'USD', 'CREDIT'),
   usdRecoveries: operator('usd_recoveries', 'USD', 'CREDIT'),
+  // What merchants liable for reversals were debited (v0.3): it offsets ngn_reversal_losses.
+  usdMerchantDebits: operator('usd_merchant_debits', 'USD', 'CREDIT'),
 } as const;
 
 /**
@@ -67,14 +69,29 @@ export const OPERATOR_ACCOUNTS_WITHOUT_FLOOR: Readonly<Record<string, string>> =
   [OPERATOR.usdFxRevenue.id]: 'a conversion filled below the USD owed is a loss booked here',
 };
 
-export type MerchantBucket = 'usd_available' | 'usd_pending_withdrawal';
+/**
+ * A merchant's USD accounts: available, pending withdrawal and reserved (held until released)
+ * are what the operator owes it; owed is what it owes the operator after a reversal it was
+ * liable for (a receivable, normal side DEBIT). Each is kept at zero or above by the database:
+ * the balance a merchant sees as `usd_available` is available less owed, so it goes below
+ * zero only through owed, which only a liable reversal raises.
+ */
+export type MerchantBucket =
+  'usd_available' | 'usd_pending_withdrawal' | 'usd_reserved' | 'usd_owed';
 
-/** What the operator owes a merchant, in USD: never below zero. */
+export const MERCHANT_BUCKETS: readonly MerchantBucket[] = [
+  'usd_available',
+  'usd_pending_withdrawal',
+  'usd_reserved',
+  'usd_owed',
+];
+
+/** A merchant's account in USD: never below zero in its normal direction. */
 export function merchantAccount(merchantId: string, bucket: MerchantBucket): LedgerAccountSpec {
   return {
     id: `merchant:${merchantId}:${bucket}`,
     currency: 'USD',
-    normalSide: 'CREDIT',
+    normalSide: bucket === 'usd_owed' ? 'DEBIT' : 'CREDIT',
     nonNegative: true,
     merchantId,
   };

@@ -4,7 +4,8 @@ export const PAYOUT_STATUSES = ['PENDING', 'SIGNED', 'CONFIRMED', 'FAILED', 'CAN
 /**
  * PENDING: owed, not signed (no nonce yet; may still be cancelled). SIGNED: a nonce is taken
  * and the signed bytes are stored; it is broadcast until one of its transactions is mined and
- * is never abandoned. CONFIRMED / FAILED (mined but reverted) / CANCELLED (never signed).
+ * is never abandoned. CONFIRMED / FAILED (mined but reverted): booked, and final unless a reorg
+ * removes the block that held it. CANCELLED (never signed).
  */
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 
@@ -22,8 +23,10 @@ export const PAYOUT_LIFECYCLE: TransitionTable<PayoutStatus> = {
     PENDING: ['SIGNED', 'CANCELLED'],
     // Mined: CONFIRMED, or FAILED if the transfer reverted.
     SIGNED: ['CONFIRMED', 'FAILED'],
-    CONFIRMED: [],
-    FAILED: [],
+    // A reorg took away the block that held it: back to waiting for its nonce to be mined
+    // (the same bytes are resent). Its ledger entry and its owner's move stand (`reorged_at`).
+    CONFIRMED: ['SIGNED'],
+    FAILED: ['SIGNED'],
     CANCELLED: [],
   },
 };

@@ -1,3 +1,5 @@
+import { REASON } from './deposit-reasons';
+
 /**
  * Risk review before every payout, as pure rules over what the payout is. Each rule answers
  * whether it passed and why; the payout is approved only if all pass. The decision and the
@@ -16,6 +18,8 @@ export interface RiskContext {
   blocklist: ReadonlySet<string>;
   /** Sandbox: the merchant asked for every payout to be rejected. */
   sandboxRejectAll: boolean;
+  /** Lower-case addresses on the sanctions list in force (absent: not screened). */
+  sanctioned?: ReadonlySet<string>;
 }
 
 export interface RuleResult {
@@ -27,11 +31,21 @@ export interface RuleResult {
 export interface RiskDecision {
   approved: boolean;
   rules: RuleResult[];
+  /** The deposit's flag reason when it is not 'Rejected by risk review' (sanctions). */
+  flagReason?: string;
 }
 
 type Rule = (payout: PayoutForReview, context: RiskContext) => RuleResult;
 
 const RULES: Rule[] = [
+  (payout, context) => {
+    const listed = context.sanctioned?.has(payout.toAddress.toLowerCase()) ?? false;
+    return {
+      rule: 'destination_not_sanctioned',
+      passed: !listed,
+      ...(listed ? { detail: `${payout.toAddress} is on the sanctions list in force` } : {}),
+    };
+  },
   (payout, context) => {
     const listed = context.blocklist.has(payout.toAddress.toLowerCase());
     return {
@@ -49,7 +63,12 @@ const RULES: Rule[] = [
 
 export function reviewPayout(payout: PayoutForReview, context: RiskContext): RiskDecision {
   const rules = RULES.map((rule) => rule(payout, context));
-  return { approved: rules.every((r) => r.passed), rules };
+  const sanctioned = rules.some((r) => r.rule === 'destination_not_sanctioned' && !r.passed);
+  return {
+    approved: rules.every((r) => r.passed),
+    rules,
+    ...(sanctioned ? { flagReason: REASON.sanctionsScreening } : {}),
+  };
 }
 
 /**

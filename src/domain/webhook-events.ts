@@ -21,6 +21,7 @@ export const WEBHOOK_EVENT_NAMES = [
   'merchant.settings_updated',
   'api_key.created',
   'api_key.revoked',
+  'balance.reserve_released',
 ] as const;
 
 export const TEST_PING_EVENT = 'test.ping';

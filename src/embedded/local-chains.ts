@@ -159,6 +159,9 @@ export function localChainsEnv(chains: readonly LocalChain[]): Record<string, st
   const env: Record<string, string> = { HOT_WALLET_PRIVATE_KEY: LOCAL_HOT_WALLET_PRIVATE_KEY };
   for (const chain of chains) {
     env[`${chain.chain}_RPC_URL`] = chain.rpcUrl;
+    // Nothing reorganises a local chain unless a test does it on purpose: one block is final
+    // (the real networks' defaults wait minutes; src/config-chains.ts).
+    env[`${chain.chain}_CONFIRMATIONS`] = '1';
     env[`${chain.chain}_USDC_ADDRESS`] = chain.tokens.USDC;
     env[`${chain.chain}_USDT_ADDRESS`] = chain.tokens.USDT;
   }

@@ -25,3 +25,24 @@ export async function writeMerchantEvent(tx: EntityManager, event: MerchantEvent
   );
   return rows[0].id;
 }
+
+/**
+ * Adds fields to the data of a deposit's event of `kind`, written in this transaction by the
+ * status trigger (before commit, so no delivery has read it): what the deposit row does not
+ * hold, such as a reversal's `merchant_debit`. The deposit's public view ignores the extra
+ * keys; the webhook envelope adds the ones it knows.
+ */
+export async function annotateDepositEvent(
+  tx: EntityManager,
+  depositId: string,
+  kind: string,
+  extra: Record<string, string>,
+): Promise<void> {
+  await executeInTransaction(
+    tx,
+    `update events set snapshot = snapshot || ?::jsonb
+      where deposit_id = ? and kind = ?
+        and seq = (select max(seq) from events where deposit_id = ? and kind = ?)`,
+    [JSON.stringify(extra), depositId, kind, depositId, kind],
+  );
+}

@@ -9,5 +9,5 @@ export type { DepositEventRow } from './deposit-event-store';
 export { depositStatusEntries, eventKinds, eventOwner, outboxEvents } from './event-reads';
 export type { OutboxEvent, StatusEntry } from './event-reads';
 export { writeTestPingEvent } from './test-ping';
-export { writeMerchantEvent } from './event-writes';
+export { annotateDepositEvent, writeMerchantEvent } from './event-writes';
 export type { MerchantEvent } from './event-writes';

@@ -28,6 +28,17 @@ function withdrawalFromSnapshot(s: Record<string, unknown>): Withdrawal {
 }
 
 /**
+ * What a deposit event carries beyond the Deposit (added to its outbox row when written):
+ * `deposit.reversed` has `merchant_debit` when the merchant was liable (docs/api.md, v0.3).
+ */
+function depositExtras(event: OutboxEvent): Record<string, string> {
+  const debit = event.snapshot.merchant_debit;
+  return event.kind === 'deposit.reversed' && typeof debit === 'string'
+    ? { merchant_debit: debit }
+    : {};
+}
+
+/**
  * The webhook body: the spec's envelope `{event, event_id, created_at, data}`. `data` is the
  * full REST object (Deposit, Withdrawal, ApiKey, WithdrawalAddress, MerchantSettings) as it
  * was when the event was written, from the outbox snapshot, so every retry and replay sends
@@ -37,7 +48,7 @@ export function webhookEnvelope(event: OutboxEvent): string {
   // Events of neither a deposit nor a withdrawal (API keys, address book, settings,
   // test.ping) were written with their public shape as the snapshot: it is the data.
   const data = event.depositId
-    ? publicDeposit(depositViewFromSnapshot(event.snapshot))
+    ? { ...publicDeposit(depositViewFromSnapshot(event.snapshot)), ...depositExtras(event) }
     : event.withdrawalId
       ? presentWithdrawal(withdrawalFromSnapshot(event.snapshot))
       : event.snapshot;

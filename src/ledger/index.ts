@@ -9,3 +9,7 @@ export { LedgerService } from './ledger.service';
 export type { LedgerEntry, MerchantBalance } from './ledger.service';
 export { list, lit, merchantAccountIdSql, NET_CREDIT, operatorBalance } from './ledger-sql';
 export { TreasuryService } from './treasury.service';
+export { ReserveLedger } from './reserve-ledger';
+export type { ReserveOptions, SettlementCredit } from './reserve-ledger';
+export { readMerchantTerms, writeMerchantTerms } from './merchant-terms';
+export type { MerchantLedgerTerms } from './merchant-terms';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeInTransaction } from '../db/locks';
-import { dec, type Dec } from '../domain/money';
-import { merchantAccount } from '../domain/ledger';
+import type { Dec } from '../domain/money';
+import { lockMerchantBalances } from './merchant-balances';
 
 /**
  * Reads of the ledger's tables that other modules need inside their own transactions. The
@@ -9,16 +9,15 @@ import { merchantAccount } from '../domain/ledger';
  */
 
 /**
- * The merchant's available USD, with its balance row locked until the caller's commit: a
- * withdrawal checks and debits under this lock, so two cannot both spend the same dollars.
+ * The merchant's available USD (usd_available less what it owes, so below zero after a
+ * liable reversal), with both balance rows locked until the caller's commit: a withdrawal
+ * checks and debits under this lock, so two cannot both spend the same dollars.
  */
 export async function lockAvailableBalance(tx: EntityManager, merchantId: string): Promise<Dec> {
-  const [row] = await executeInTransaction<{ balance: string }>(
-    tx,
-    'select balance::text as balance from ledger_accounts where id = ? for update',
-    [merchantAccount(merchantId, 'usd_available').id],
-  );
-  return dec(row?.balance ?? '0');
+  const balances = (
+    await lockMerchantBalances(tx, [merchantId], ['usd_available', 'usd_owed'])
+  ).get(merchantId)!;
+  return balances.usd_available.minus(balances.usd_owed);
 }
 
 /** Whether any ledger transaction of these kinds was written for the payout. */

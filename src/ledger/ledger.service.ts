@@ -2,7 +2,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../clock';
 import { newId } from '../domain/ids';
 import { dec, Dec } from '../domain/money';
-import { merchantAccount, type LedgerAccountSpec, type Posting } from '../domain/ledger';
+import {
+  merchantAccount,
+  MERCHANT_BUCKETS,
+  type LedgerAccountSpec,
+  type MerchantBucket,
+  type Posting,
+} from '../domain/ledger';
 import { executeInTransaction } from '../db/locks';
 
 export interface LedgerEntry {
@@ -16,8 +22,11 @@ export interface LedgerEntry {
 
 export interface MerchantBalance {
   merchantId: string;
+  /** usd_available less usd_owed: below zero while the merchant owes for a liable reversal. */
   usdAvailable: string;
   usdPendingWithdrawal: string;
+  /** Held by the merchant's reserve until released (v0.3). */
+  usdReserved: string;
   updatedAt: Date;
 }
 
@@ -113,17 +122,16 @@ export class LedgerService {
   }
 
   async balance(em: EntityManager, merchantId: string, since: Date): Promise<MerchantBalance> {
-    const ids = [
-      merchantAccount(merchantId, 'usd_available').id,
-      merchantAccount(merchantId, 'usd_pending_withdrawal').id,
-    ];
+    const ids = MERCHANT_BUCKETS.map((bucket) => merchantAccount(merchantId, bucket).id);
     const rows = await em
       .getConnection()
       .execute<Array<{ id: string; balance: string; updated_at: Date | string }>>(
-        'select id, balance::text as balance, updated_at from ledger_accounts where id in (?, ?)',
+        `select id, balance::text as balance, updated_at from ledger_accounts
+          where id in (${ids.map(() => '?').join(', ')})`,
         ids,
       );
-    const of = (id: string): Dec => dec(rows.find((r) => r.id === id)?.balance ?? '0');
+    const of = (bucket: MerchantBucket): Dec =>
+      dec(rows.find((r) => r.id === merchantAccount(merchantId, bucket).id)?.balance ?? '0');
     // Raw rows carry timestamps as the driver returns them (strings here): compare as Dates.
     const updatedAt = rows.reduce<Date>((latest, r) => {
       const at = new Date(r.updated_at);
@@ -131,8 +139,9 @@ export class LedgerService {
     }, since);
     return {
       merchantId,
-      usdAvailable: of(ids[0]).toFixed(6),
-      usdPendingWithdrawal: of(ids[1]).toFixed(6),
+      usdAvailable: of('usd_available').minus(of('usd_owed')).toFixed(6),
+      usdPendingWithdrawal: of('usd_pending_withdrawal').toFixed(6),
+      usdReserved: of('usd_reserved').toFixed(6),
       updatedAt,
     };
   }

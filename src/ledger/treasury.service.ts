@@ -9,6 +9,7 @@ import { CHAINS } from '../domain/assets';
 import { DEPOSIT_STATUSES, type DepositStatus } from '../domain/deposit-state-machine';
 import {
   merchantAccount,
+  MERCHANT_BUCKETS,
   ngnHoldingOf,
   OPERATOR,
   type Currency,
@@ -75,7 +76,7 @@ export interface TreasuryReport {
   serviceOwned: {
     /** operator:ngn_clearing: NGN of PENDING_FX deposits awaiting FX. */
     ngnClearing: string;
-    /** Sum of every merchant's usd_available and usd_pending_withdrawal. */
+    /** Sum of every merchant's usd_available, usd_pending_withdrawal and usd_reserved, less usd_owed. */
     usdOwedToMerchants: string;
     /** operator:usd_payouts_pending: converted USD of AUTO_WITHDRAW deposits owed on-chain. */
     usdOwedOnChain: string;
@@ -105,7 +106,8 @@ export interface TreasuryOptions {
 }
 
 const PLACES: Record<Currency, number> = { NGN: NGN_DECIMALS, USD: ASSET_DECIMALS };
-const BUCKETS: readonly MerchantBucket[] = ['usd_available', 'usd_pending_withdrawal'];
+// usd_owed is what merchants owe the operator (a liable reversal): it counts against the rest.
+const BUCKETS: readonly MerchantBucket[] = MERCHANT_BUCKETS;
 
 interface Row {
   kind: 'account' | 'merchant' | 'deposits';
@@ -145,7 +147,10 @@ export class TreasuryService {
     const account = (spec: LedgerAccountSpec) => accounts.find((a) => a.id === spec.id)!.balance;
     const owedToMerchants = rows
       .filter((r) => r.kind === 'merchant')
-      .reduce((sum: Dec, r) => sum.plus(r.amount), dec(0));
+      .reduce(
+        (sum: Dec, r) => (r.key === 'usd_owed' ? sum.minus(r.amount) : sum.plus(r.amount)),
+        dec(0),
+      );
 
     const depositRows = rows.filter((r) => r.kind === 'deposits');
     const known = new Set<string>(DEPOSIT_STATUSES);

@@ -6,6 +6,7 @@ import { systemClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import type { SettlementObserver } from '../deposits';
 import { registerChainHealthGauge } from './chain-health';
+import { registerChainNodeMetrics, type ChainNodeMetricsOptions } from './chain-nodes';
 import { registerDepositsGauge } from './deposits';
 import { mongoQueue, postgresQueue, registerJobQueueGauges } from './job-queue';
 import { registerLogMetrics } from './logs';
@@ -44,6 +45,8 @@ export function createJobRunnerMetrics(options: {
   clock?: Clock;
   /** Agenda's MongoDB database once connected, when AGENDA_MONGODB_URL is set. */
   mongoDb?: () => Db | undefined;
+  /** RPC nodes and hot wallets per chain (src/metrics/chain-nodes.ts). */
+  chainNodes?: Omit<ChainNodeMetricsOptions, 'log'>;
 }): JobRunnerMetrics {
   const { orm, log, config } = options;
   const clock = options.clock ?? systemClock;
@@ -69,6 +72,9 @@ export function createJobRunnerMetrics(options: {
     cacheMs,
   });
   registerWebhookBacklogGauges(registry, orm, log, clock, cacheMs);
+  if (options.chainNodes) {
+    registerChainNodeMetrics(registry, { ...options.chainNodes, log });
+  }
   return {
     registry,
     observeSettlement,

@@ -26,6 +26,7 @@ import { assertOnrampInScope, merchantWide, readScopeOf } from '../context/read-
 import type { SecretBox } from '../crypto/secret-box';
 import { customerColumns } from './onramp-customer-store';
 import { moveOnramp } from './onramp-transitions';
+import type { SanctionsScreen } from '../domain/sanctions-screening';
 
 export interface OnrampSettings {
   ttlSeconds: number;
@@ -60,6 +61,7 @@ export class OnrampService {
     /** Seals the customer record (ENCRYPTION_KEY). */
     private readonly box: SecretBox,
     private readonly merchants: OnrampMerchants,
+    private readonly sanctions: SanctionsScreen,
   ) {}
 
   async create(
@@ -68,6 +70,15 @@ export class OnrampService {
     input: CreateOnrampInput,
   ): Promise<CreatedOnramp> {
     const request = parseCreateOnramp(input);
+    if (request.settlement.mode === 'AUTO_WITHDRAW') {
+      await this.sanctions.refuseListed(em, {
+        merchantId,
+        place: 'onramp_creation',
+        field: 'destination_address',
+        address: request.settlement.destinationAddress,
+        chain: request.settlement.chain,
+      });
+    }
     // A frozen merchant hears so first, whatever the rate; the locked check below decides races.
     const merchant = await this.merchants.find(em, merchantId);
     if (merchant?.status === MerchantStatus.FROZEN) throw merchantFrozen();

@@ -3,6 +3,8 @@
  * Everything else in this folder is the module's own.
  */
 export { PayoutBlockFollower } from './payout-block-follower';
+export { PayoutReorgs } from './payout-reorg';
+export type { ReorgedPayout, ReorgLog } from './payout-reorg';
 export { PayoutSweepService } from './payout-sweep.service';
 export { withdrawalsOfPayouts } from './payout-withdrawals';
 export { PayoutService } from './payout.service';

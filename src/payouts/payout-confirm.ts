@@ -51,9 +51,17 @@ export class PayoutConfirmer {
       await this.finish(em, payout.id, receipt);
       return receipt.success ? 'confirmed' : 'failed';
     }
-    const latest = transactions[0];
+    // After a reorg the transaction that was mined is the one to mine again, as it was: its
+    // hash is what the deposit or withdrawal already shows, so it is resent, never replaced.
+    const reorged = payout.reorgedAt
+      ? transactions.find((t) => t.hash.toLowerCase() === payout.txHash?.toLowerCase())
+      : undefined;
+    const latest = reorged ?? transactions[0];
     const now = this.clock.now().getTime();
-    if (now - new Date(latest.created_at).getTime() >= this.config.PAYOUT_STUCK_SECONDS * 1000) {
+    if (
+      !reorged &&
+      now - new Date(latest.created_at).getTime() >= this.config.PAYOUT_STUCK_SECONDS * 1000
+    ) {
       await this.bumper.bump(em, payout.id, gateway, latest);
       return 'bumped';
     }

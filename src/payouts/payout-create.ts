@@ -56,6 +56,8 @@ function newPayout(clock: Clock, input: NewPayout, now: Date): Payout {
     lastBroadcastAt: null,
     confirmedAt: null,
     blockNumber: null,
+    blockHash: null,
+    reorgedAt: null,
     cancelReason: null,
     createdAt: now,
   });

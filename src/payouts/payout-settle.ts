@@ -15,7 +15,10 @@ export type { MinedPayout };
 
 /** What booking mined payouts did, for the flow that moves their deposits in the same transaction. */
 export interface BookedPayouts {
-  /** Payouts booked by this call (a payout no longer SIGNED when locked is skipped). */
+  /**
+   * Payouts booked by this call (a payout no longer SIGNED when locked is skipped), those
+   * booked again after a reorg included (they add no entry and move no owner).
+   */
   booked: number;
   /** Their ledger entries, to post with the deposits' moves in one statement. */
   entries: LedgerEntry[];
@@ -47,6 +50,9 @@ export async function bookMinedPayouts(
   const deposits = new Map<string, { hash: string; success: boolean }>();
   const withdrawals = new Map<string, MinedReceipt>();
   if (payouts.length === 0) return { booked: 0, entries: [], deposits, withdrawals };
+  // Booked once already, before a reorg took its block away: its ledger entry and its owner's
+  // move stand, so booking it again only records where it is mined now.
+  const rebooked = new Set(payouts.filter((p) => p.reorgedAt).map((p) => p.id));
   for (const payout of payouts) {
     const receipt = receiptOf.get(payout.id)!;
     movePayout(
@@ -55,16 +61,20 @@ export async function bookMinedPayouts(
         to: receipt.success ? 'CONFIRMED' : 'FAILED',
         txHash: receipt.hash,
         blockNumber: receipt.blockNumber,
+        blockHash: receipt.blockHash,
       },
       now,
     );
+    if (rebooked.has(payout.id)) continue;
     if (payout.depositId) {
       deposits.set(payout.depositId, { hash: receipt.hash, success: receipt.success });
     }
     if (payout.withdrawalId) withdrawals.set(payout.withdrawalId, receipt);
   }
   await savePayouts(tx, payouts);
-  const entries = payouts.map((p) => ledgerEntryOf(p, receiptOf.get(p.id)!));
+  const entries = payouts
+    .filter((p) => !rebooked.has(p.id))
+    .map((p) => ledgerEntryOf(p, receiptOf.get(p.id)!));
   return { booked: payouts.length, entries, deposits, withdrawals };
 }
 

@@ -120,7 +120,13 @@ export class PayoutSigner {
             approved.push(payout);
             continue;
           }
-          await this.canceller.cancelLocked(tx, payout, 'risk review', REASON.riskRejected);
+          const sanctioned = decisions[k].flagReason;
+          await this.canceller.cancelLocked(
+            tx,
+            payout,
+            sanctioned ? 'sanctions screening' : 'risk review',
+            sanctioned ?? REASON.riskRejected,
+          );
           results.set(payout.id, 'rejected');
         }
         const now = this.clock.now();

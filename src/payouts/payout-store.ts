@@ -19,7 +19,8 @@ const SELECT_PAYOUT = `select id, deposit_id, withdrawal_id, merchant_id, chain,
     amount::text as amount, amount_base_units::text as amount_base_units, status, from_address,
     token_address, nonce::text as nonce, tx_hash, ${epochMs('signed_at')},
     ${epochMs('broadcast_at')}, ${epochMs('last_broadcast_at')}, ${epochMs('confirmed_at')},
-    block_number::text as block_number, cancel_reason, ${epochMs('created_at')},
+    block_number::text as block_number, block_hash, ${epochMs('reorged_at')}, cancel_reason,
+    ${epochMs('created_at')},
     ${epochMs('updated_at')}
   from payouts`;
 
@@ -43,6 +44,8 @@ interface PayoutRow {
   last_broadcast_at: number | null;
   confirmed_at: number | null;
   block_number: string | null;
+  block_hash: string | null;
+  reorged_at: number | null;
   cancel_reason: string | null;
   created_at: number;
   updated_at: number;
@@ -71,6 +74,8 @@ function payoutOf(row: PayoutRow): Payout {
     lastBroadcastAt: dateOf(row.last_broadcast_at),
     confirmedAt: dateOf(row.confirmed_at),
     blockNumber: row.block_number,
+    blockHash: row.block_hash,
+    reorgedAt: dateOf(row.reorged_at),
     cancelReason: row.cancel_reason,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
@@ -85,7 +90,7 @@ function payoutOf(row: PayoutRow): Payout {
 export async function lockPayouts(
   tx: EntityManager,
   ids: string[],
-  options: { order: 'id' | 'created'; status?: PayoutStatus },
+  options: { order: 'id' | 'created'; status?: PayoutStatus | PayoutStatus[] },
 ): Promise<Payout[]> {
   if (ids.length === 0) return [];
   const order = options.order === 'id' ? 'id' : 'created_at, id';
@@ -93,9 +98,11 @@ export async function lockPayouts(
     tx,
     `${SELECT_PAYOUT}
       where id in (select jsonb_array_elements_text(?::jsonb))
-        ${options.status ? 'and status = ?' : ''}
+        ${options.status ? 'and status in (select jsonb_array_elements_text(?::jsonb))' : ''}
       order by ${order} for update`,
-    options.status ? [JSON.stringify(ids), options.status] : [JSON.stringify(ids)],
+    options.status
+      ? [JSON.stringify(ids), JSON.stringify([options.status].flat())]
+      : [JSON.stringify(ids)],
   );
   return rows.map(payoutOf);
 }
@@ -128,6 +135,8 @@ function recordOf(p: Payout) {
     last_broadcast_at: p.lastBroadcastAt,
     confirmed_at: p.confirmedAt,
     block_number: p.blockNumber,
+    block_hash: p.blockHash ?? null,
+    reorged_at: p.reorgedAt ?? null,
     cancel_reason: p.cancelReason,
     created_at: p.createdAt,
     updated_at: p.updatedAt,
@@ -138,8 +147,8 @@ const RECORD_COLUMNS = `r(id text, deposit_id text, withdrawal_id text, merchant
   chain text, asset text, to_address text, amount numeric, amount_base_units numeric,
   status text, from_address text, token_address text, nonce bigint, tx_hash text,
   signed_at timestamptz, broadcast_at timestamptz, last_broadcast_at timestamptz,
-  confirmed_at timestamptz, block_number bigint, cancel_reason text, created_at timestamptz,
-  updated_at timestamptz)`;
+  confirmed_at timestamptz, block_number bigint, block_hash text, reorged_at timestamptz,
+  cancel_reason text, created_at timestamptz, updated_at timestamptz)`;
 
 /**
  * New payouts (each already moved to its first status), in one statement, each with the trace
@@ -155,8 +164,8 @@ export async function insertPayouts(
     tx,
     `insert into payouts (id, deposit_id, withdrawal_id, merchant_id, chain, asset, to_address,
        amount, amount_base_units, status, from_address, token_address, nonce, tx_hash,
-       signed_at, broadcast_at, last_broadcast_at, confirmed_at, block_number, cancel_reason,
-       created_at, updated_at, trace_parent)
+       signed_at, broadcast_at, last_broadcast_at, confirmed_at, block_number, block_hash,
+       reorged_at, cancel_reason, created_at, updated_at, trace_parent)
      select r.* from jsonb_to_recordset(?::jsonb) as ${RECORD_COLUMNS.replace(/\)$/, ', trace_parent text)')}`,
     [
       JSON.stringify(
@@ -182,7 +191,7 @@ export async function savePayouts(tx: EntityManager, payouts: Payout[]): Promise
             nonce = r.nonce, tx_hash = r.tx_hash, signed_at = r.signed_at,
             broadcast_at = r.broadcast_at, last_broadcast_at = r.last_broadcast_at,
             confirmed_at = r.confirmed_at, block_number = r.block_number,
-            cancel_reason = r.cancel_reason, updated_at = r.updated_at
+            block_hash = r.block_hash, reorged_at = r.reorged_at, cancel_reason = r.cancel_reason, updated_at = r.updated_at
        from jsonb_to_recordset(?::jsonb) as ${RECORD_COLUMNS}
       where p.id = r.id and ${WRITE_BACK.allowed}
       returning p.id`,

@@ -6,13 +6,15 @@ import {
   type PayoutStatus,
   type WithdrawalStatus,
 } from '../domain/payout-lifecycle';
-import { checkMove, sqlMove, type SqlMove } from '../domain/transitions';
+import { checkMove, IllegalTransitionError, sqlMove, type SqlMove } from '../domain/transitions';
 
 /** A payout's move and what the new status records (the table's checks require each). */
 export type PayoutMove =
   | { to: 'PENDING' }
   | { to: 'SIGNED'; nonce: number; fromAddress: string; tokenAddress: string; txHash: string }
-  | { to: 'CONFIRMED' | 'FAILED'; txHash: string; blockNumber: bigint }
+  | { to: 'CONFIRMED' | 'FAILED'; txHash: string; blockNumber: bigint; blockHash: string }
+  /** A reorg removed the block it was booked from: it waits for its nonce again. */
+  | { to: 'SIGNED'; reorged: true }
   | { to: 'CANCELLED'; reason: string };
 
 /**
@@ -24,8 +26,21 @@ export type PayoutMove =
 export function movePayout(payout: Payout, move: PayoutMove, now: Date): void {
   const from = (payout.status as PayoutStatus | undefined) ?? null;
   checkMove(PAYOUT_LIFECYCLE, from, move.to);
+  // The table's two ways into SIGNED carry different things: signing (from PENDING) takes a
+  // nonce; a reorg (from CONFIRMED or FAILED) keeps the one it has.
+  if (move.to === 'SIGNED' && 'reorged' in move !== (from === 'CONFIRMED' || from === 'FAILED')) {
+    throw new IllegalTransitionError('payout', from, move.to);
+  }
   switch (move.to) {
     case 'SIGNED':
+      if ('reorged' in move) {
+        // Its nonce, bytes and hash stay: the same transaction is what must be mined.
+        payout.blockNumber = null;
+        payout.blockHash = null;
+        payout.confirmedAt = null;
+        payout.reorgedAt = now;
+        break;
+      }
       payout.nonce = String(move.nonce);
       payout.fromAddress = move.fromAddress;
       payout.tokenAddress = move.tokenAddress;
@@ -36,6 +51,7 @@ export function movePayout(payout: Payout, move: PayoutMove, now: Date): void {
     case 'FAILED':
       payout.txHash = move.txHash;
       payout.blockNumber = move.blockNumber.toString();
+      payout.blockHash = move.blockHash;
       payout.confirmedAt = now;
       break;
     case 'CANCELLED':

@@ -66,6 +66,14 @@ export class Payout {
   @Property({ type: 'bigint', nullable: true })
   blockNumber!: string | null;
 
+  /** The hash of the block it was booked from: a reorg that replaces that block unsettles it. */
+  @Property({ type: 'text', nullable: true })
+  blockHash!: string | null;
+
+  /** Set when a reorg took a booked payout back to SIGNED: booking it again posts nothing. */
+  @Property({ type: 'timestamptz', nullable: true })
+  reorgedAt!: Date | null;
+
   @Property({ type: 'text', nullable: true })
   cancelReason!: string | null;
 

@@ -19,6 +19,9 @@ import type {
   MinedPayoutBooking,
   PayoutRiskReview,
 } from './payout-ports';
+import { PayoutReorgs } from './payout-reorg';
+import { HotWalletFunds } from './hot-wallet-funds';
+import { lowBalanceThresholds } from '../domain/hot-wallet-funds';
 import { PayoutSigner } from './payout-sign';
 import { PayoutSigningDrain, type SigningLog, type SigningTotals } from './signing-drain';
 
@@ -42,6 +45,10 @@ export class PayoutService {
   private readonly signer: PayoutSigner;
   private readonly confirmer: PayoutConfirmer;
   private readonly signing: PayoutSigningDrain;
+  /** Unsettles payouts booked from blocks a reorg replaced (the block follower's). */
+  readonly reorgs: PayoutReorgs;
+  /** Holds back payouts the hot wallet cannot pay; reports it low (metrics read `paused`). */
+  readonly funds: HotWalletFunds;
 
   constructor(
     private readonly clock: Clock,
@@ -60,6 +67,7 @@ export class PayoutService {
     this.broadcaster = new PayoutBroadcaster(clock, chains, health);
     this.canceller = new PayoutCanceller(clock, ledger, cancelledOwner);
     this.signer = new PayoutSigner(clock, risk, this.canceller);
+    this.funds = new HotWalletFunds((chain) => lowBalanceThresholds(config, chain), signingLog);
     this.signing = new PayoutSigningDrain(
       clock,
       config,
@@ -69,9 +77,11 @@ export class PayoutService {
       this.broadcaster,
       this.canceller,
       signingLog,
+      this.funds,
     );
     const bumper = new FeeBumper(clock, this.broadcaster);
     this.confirmer = new PayoutConfirmer(clock, config, this.settler, this.broadcaster, bumper);
+    this.reorgs = new PayoutReorgs(clock, this.broadcaster);
   }
 
   /** Inside the caller's transaction (deposit FX, or withdrawal request), in one statement. */

@@ -9,10 +9,13 @@ import type { PayoutBroadcaster } from './payout-broadcast';
 import type { PayoutCanceller } from './payout-cancel';
 import { SIGN_BATCH, type ChainState, type PayoutSigner } from './payout-sign';
 import { startBatchSpans, type BatchSpans } from '../lib/trace-context';
+import type { HotWalletFunds } from './hot-wallet-funds';
+import type { Stablecoin } from '../domain/chains';
 
 export interface SigningLog {
   info(details: object, message: string): void;
   warn(details: object, message: string): void;
+  error(details: object, message: string): void;
 }
 
 /** What one run of a chain's drain did (all its rounds). */
@@ -25,6 +28,8 @@ export interface SigningTotals {
 interface PendingRow {
   id: string;
   merchant_id: string;
+  asset: Stablecoin;
+  amount_base_units: string;
   created_at: Date | string;
   trace_parent: string | null;
 }
@@ -34,7 +39,11 @@ interface Lane {
   again: boolean;
 }
 
-const SILENT: SigningLog = { info: () => undefined, warn: () => undefined };
+const SILENT: SigningLog = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
 
 /**
  * This process's signer, one per chain: woken by each new payout's NOTIFY and by the sweep
@@ -60,6 +69,8 @@ export class PayoutSigningDrain {
     private readonly broadcaster: PayoutBroadcaster,
     private readonly canceller: PayoutCanceller,
     private readonly log: SigningLog = SILENT,
+    /** Holds back payouts the hot wallet cannot pay now (they stay PENDING). */
+    private readonly funds?: HotWalletFunds,
   ) {}
 
   /** Starts a run for the chain, or asks the current one for another round. */
@@ -137,7 +148,8 @@ export class PayoutSigningDrain {
       .fork()
       .getConnection()
       .execute<PendingRow[]>(
-        `select id, merchant_id, created_at, trace_parent from payouts
+        `select id, merchant_id, asset, amount_base_units::text, created_at, trace_parent
+           from payouts
           where chain = ? and status = 'PENDING' order by created_at, id limit ?`,
         [chain, SIGN_BATCH],
       );
@@ -168,24 +180,40 @@ export class PayoutSigningDrain {
     const moved = () => totals.signed + totals.rejected + totals.cancelled - before;
     if (ready.length === 0 || !gateway) return { picked: pending.length, moved: moved() };
     let chainState: ChainState;
+    let payable = ready;
     try {
       const [fees, minedNonce] = await Promise.all([gateway.fees(), gateway.nonce('latest')]);
       chainState = { fees, minedNonce };
+      if (this.funds) {
+        const byId = new Map(pending.map((p) => [p.id, p]));
+        payable = await this.funds.payable(
+          em,
+          gateway,
+          fees,
+          minedNonce,
+          ready.map((id) => ({
+            id,
+            asset: byId.get(id)!.asset,
+            amountBaseUnits: BigInt(byId.get(id)!.amount_base_units),
+          })),
+        );
+      }
     } catch (error) {
       await this.health.record(em, chain, error);
       return { picked: pending.length, moved: moved() };
     }
-    const results = await this.signer.signAll(em, gateway, ready, chainState);
+    if (payable.length === 0) return { picked: pending.length, moved: moved() };
+    const results = await this.signer.signAll(em, gateway, payable, chainState);
     const signed: Array<{ payoutId: string; raw: Hex }> = [];
     results.forEach((result, k) => {
       if ('error' in result) {
-        this.log.warn({ err: result.error, payoutId: ready[k], chain }, 'payout not signed');
-        spans.end(ready[k], undefined, result.error);
+        this.log.warn({ err: result.error, payoutId: payable[k], chain }, 'payout not signed');
+        spans.end(payable[k], undefined, result.error);
         return;
       }
       const value = result.value as Awaited<typeof result.value>;
       if (value === 'rejected') totals.rejected += 1;
-      else if (typeof value === 'object') signed.push({ payoutId: ready[k], raw: value.raw });
+      else if (typeof value === 'object') signed.push({ payoutId: payable[k], raw: value.raw });
     });
     totals.signed += signed.length;
     const relayed = await this.broadcaster.broadcastAll(em, gateway, signed);

@@ -17,6 +17,7 @@ import {
   markDeleted,
 } from './withdrawal-address-store';
 import { presentWithdrawalAddress } from './withdrawal-address-view';
+import type { SanctionsScreen } from '../domain/sanctions-screening';
 
 export interface NewWithdrawalAddressInput {
   chain?: unknown;
@@ -42,6 +43,7 @@ export class WithdrawalAddressBookService {
     private readonly clock: Clock,
     private readonly auditLog: AuditLogService,
     private readonly delaySeconds: number,
+    private readonly sanctions: SanctionsScreen,
   ) {}
 
   /** `created: false` when the address was already in the book: that entry, its delay kept. */
@@ -51,6 +53,13 @@ export class WithdrawalAddressBookService {
     input: NewWithdrawalAddressInput,
   ): Promise<{ entry: WithdrawalAddress; created: boolean }> {
     const valid = validateEntry(input);
+    await this.sanctions.refuseListed(em, {
+      merchantId: actor.merchantId,
+      place: 'address_book',
+      field: 'address',
+      address: valid.address,
+      chain: valid.chain,
+    });
     return em.fork().transactional(async (tx) => {
       await lockAddressBook(tx, actor.merchantId);
       const existing = await liveEntry(tx, actor.merchantId, valid.chain, valid.address);

@@ -17,6 +17,7 @@ import { moveWithdrawal } from './payout-transitions';
 import { addressBookRequired } from '../domain/withdrawal-addresses';
 import { dueValue } from '../domain/settings-widening';
 import { lockActiveEntry } from './withdrawal-address-store';
+import type { SanctionsScreen } from '../domain/sanctions-screening';
 
 export interface WithdrawInput {
   amount?: unknown;
@@ -48,6 +49,7 @@ export class WithdrawalService {
     private readonly sandbox: boolean,
     /** The merchants module's `getMerchant`. */
     private readonly getMerchant: MerchantLookup,
+    private readonly sanctions: SanctionsScreen,
   ) {}
 
   validate(input: WithdrawInput): ValidWithdrawal {
@@ -77,6 +79,15 @@ export class WithdrawalService {
 
   async request(em: EntityManager, merchantId: string, input: WithdrawInput): Promise<Withdrawal> {
     const valid = this.validate(input);
+    // First of the refusals (API.md): address_sanctioned, then address_not_allowed, then
+    // insufficient_balance.
+    await this.sanctions.refuseListed(em, {
+      merchantId,
+      place: 'withdrawal',
+      field: 'destination_address',
+      address: valid.destinationAddress,
+      chain: valid.chain,
+    });
     return retryOnConflict(() =>
       em.fork().transactional(async (tx) => {
         const merchant = await this.getMerchant(tx, merchantId);

@@ -1,13 +1,13 @@
 import {
   merchantAccount,
+  MERCHANT_BUCKETS,
   OPERATOR,
   OPERATOR_ACCOUNTS_WITHOUT_FLOOR,
-  type MerchantBucket,
 } from '../domain/ledger';
 import { list, lit, merchantAccountIdSql, NET_CREDIT } from '../ledger';
 import type { LedgerCheck } from './ledger-check-type';
 
-const BUCKETS: readonly MerchantBucket[] = ['usd_available', 'usd_pending_withdrawal'];
+const BUCKETS = MERCHANT_BUCKETS;
 const DEPOSIT_KINDS = [
   'deposit_received',
   'deposit_hold',
@@ -17,6 +17,8 @@ const DEPOSIT_KINDS = [
   'deposit_release',
   'deposit_returned',
   'deposit_paid_twice',
+  'reserve_hold',
+  'merchant_debit',
 ];
 
 /** The operator accounts held at zero or above: all but the few without a floor by design. */
@@ -150,9 +152,9 @@ export const LEDGER_OWN_CHECKS: readonly LedgerCheck[] = [
       having sum(case when f.normal_side = 'CREDIT' then ${NET_CREDIT} else -(${NET_CREDIT}) end) < 0`,
   },
   {
-    name: 'merchant_available_matches_settled',
+    name: 'merchant_balance_matches_deposits',
     description:
-      "Each merchant's usd_available equals the amount_asset of its converted MERCHANT_BALANCE deposits (reversed ones stay credited: the operator absorbs reversals) less its withdrawals that have not failed.",
+      "Each merchant's usd_available plus usd_reserved less usd_owed equals the amount_asset of its converted MERCHANT_BALANCE deposits, less its withdrawals that have not failed, less the amount_asset of the deposits it was debited for (reversals it was liable for; the operator absorbs the others).",
     sql: `
       with owed as (
         select d.merchant_id, d.amount_asset as usd
@@ -160,13 +162,23 @@ export const LEDGER_OWN_CHECKS: readonly LedgerCheck[] = [
          where d.settlement_mode = 'MERCHANT_BALANCE' and d.fx_executed_at is not null
         union all
         select w.merchant_id, -w.amount from withdrawals w where w.status <> 'FAILED'
+        union all
+        select d.merchant_id, -d.amount_asset
+          from deposits d join ledger_transactions t on t.deposit_id = d.id
+         where t.kind = 'merchant_debit'
       ),
       expected as (select merchant_id, sum(usd) as usd from owed group by merchant_id),
       actual as (
-        select a.merchant_id, a.balance as usd from ledger_accounts a
-         where a.id = ${merchantAccountIdSql('a.merchant_id', 'usd_available')}
+        select a.merchant_id,
+               sum(case when a.id = ${merchantAccountIdSql('a.merchant_id', 'usd_owed')}
+                        then -a.balance else a.balance end) as usd
+          from ledger_accounts a
+         where a.id in (${merchantAccountIdSql('a.merchant_id', 'usd_available')},
+                        ${merchantAccountIdSql('a.merchant_id', 'usd_reserved')},
+                        ${merchantAccountIdSql('a.merchant_id', 'usd_owed')})
+         group by a.merchant_id
       )
-      select format('merchant %s has usd_available %s but its converted MERCHANT_BALANCE deposits less withdrawals come to %s',
+      select format('merchant %s has usd_available + usd_reserved - usd_owed %s but its converted MERCHANT_BALANCE deposits less withdrawals and merchant debits come to %s',
                     merchant_id, coalesce(actual.usd, 0), coalesce(expected.usd, 0)) as detail
         from expected full join actual using (merchant_id)
        where coalesce(actual.usd, 0) <> coalesce(expected.usd, 0)`,

@@ -10,6 +10,15 @@ const RECOVERIES = OPERATOR.usdRecoveries.id;
 const LEFT_SUSPENSE_SQL = `select 1 from ledger_transactions t
                             where t.payout_id = po.id and t.kind in ('deposit_unwind', 'deposit_release')`;
 
+/**
+ * SQL: the payout `po` was booked (CONFIRMED or FAILED), then a reorg took its block away: it is
+ * SIGNED again, waiting to be mined, and its booking (ledger entry, owner's move) stands.
+ */
+const REORGED_SQL = `(po.status = 'SIGNED' and po.reorged_at is not null)`;
+/** SQL: `po`'s booked outcome was a revert ('payout_failed'). */
+const BOOKED_FAILED_SQL = `exists (select 1 from ledger_transactions f
+                                   where f.payout_id = po.id and f.kind = 'payout_failed')`;
+
 /** SQL: the account a payout's USD waits in while owed on-chain (see payout-ledger.ts). */
 const HOLDING_SQL = `(case when po.deposit_id is not null then ${lit(PAYOUTS_PENDING)}
                       else ${merchantAccountIdSql('po.merchant_id', 'usd_pending_withdrawal')} end)`;
@@ -48,12 +57,13 @@ export const PAYOUT_CHECKS: readonly LedgerCheck[] = [
   },
   {
     name: 'usd_payouts_pending_matches_payouts',
-    description: `${PAYOUTS_PENDING} holds the amount of the deposit payouts not yet mined or cancelled (PENDING, SIGNED).`,
+    description: `${PAYOUTS_PENDING} holds the amount of the deposit payouts not yet mined or cancelled (PENDING, SIGNED; not those SIGNED again after a reorg, already booked).`,
     sql: `
       select format('%s holds %s USD but open deposit payouts sum to %s', ${lit(PAYOUTS_PENDING)}, a.actual, e.expected) as detail
         from ${operatorBalance(PAYOUTS_PENDING, 'CREDIT')} a,
-             (select coalesce(sum(amount), 0) as expected from payouts
-               where deposit_id is not null and status in ('PENDING', 'SIGNED')) e
+             (select coalesce(sum(amount), 0) as expected from payouts po
+               where deposit_id is not null and status in ('PENDING', 'SIGNED')
+                 and not ${REORGED_SQL}) e
        where a.actual <> e.expected`,
   },
   {
@@ -63,7 +73,8 @@ export const PAYOUT_CHECKS: readonly LedgerCheck[] = [
       select format('%s holds %s USD but cancelled and reverted deposit payouts not yet unwound or released sum to %s', ${lit(SUSPENSE)}, a.actual, e.expected) as detail
         from ${operatorBalance(SUSPENSE, 'CREDIT')} a,
              (select coalesce(sum(po.amount), 0) as expected from payouts po
-               where po.deposit_id is not null and po.status in ('CANCELLED', 'FAILED')
+               where po.deposit_id is not null
+                 and (po.status in ('CANCELLED', 'FAILED') or (${REORGED_SQL} and ${BOOKED_FAILED_SQL}))
                  and not exists (${LEFT_SUSPENSE_SQL})) e
        where a.actual <> e.expected`,
   },
@@ -163,11 +174,12 @@ export const PAYOUT_CHECKS: readonly LedgerCheck[] = [
                             and (later.created_at, later.id) > (po.created_at, po.id))
          and case
                when o.status in ('SETTLED', 'COMPLETED')
-                 then po.status <> 'CONFIRMED' or o.tx_hash is distinct from po.tx_hash
+                 then (po.status <> 'CONFIRMED' and not ${REORGED_SQL})
+                      or o.tx_hash is distinct from po.tx_hash
                when o.status in ('PENDING_WITHDRAWAL', 'PENDING', 'BROADCAST')
-                 then po.status not in ('PENDING', 'SIGNED')
+                 then po.status not in ('PENDING', 'SIGNED') or ${REORGED_SQL}
                when o.status = 'FAILED' and po.withdrawal_id is not null
-                 then po.status not in ('FAILED', 'CANCELLED')
+                 then po.status not in ('FAILED', 'CANCELLED') and not ${REORGED_SQL}
                else false
              end`,
   },
@@ -198,7 +210,7 @@ export const PAYOUT_CHECKS: readonly LedgerCheck[] = [
   {
     name: 'payout_outcome_booked_once',
     description:
-      "A CONFIRMED payout has one 'payout_sent' moving its amount from its holding account to usd_treasury; a FAILED one one 'payout_failed', a CANCELLED one one 'payout_cancelled', each moving it to where it returns; open payouts have none.",
+      "A CONFIRMED payout has one 'payout_sent' moving its amount from its holding account to usd_treasury; a FAILED one one 'payout_failed', a CANCELLED one one 'payout_cancelled', each moving it to where it returns; one SIGNED again after a reorg keeps its one booking; other open payouts have none.",
     sql: `
       with booked as (
         select t.payout_id, t.kind, count(distinct t.id) as n,
@@ -222,7 +234,11 @@ export const PAYOUT_CHECKS: readonly LedgerCheck[] = [
                                                when 'FAILED' then 'payout_failed'
                                                else 'payout_cancelled' end
                    or b.n <> 1 or b.debited <> po.amount or b.credited <> po.amount or b.postings <> 2))
-          or (po.status in ('PENDING', 'SIGNED') and b.payout_id is not null)`,
+          -- SIGNED again after a reorg: its one booking stands (sent or failed) until it is mined.
+          or (${REORGED_SQL}
+              and (b.payout_id is null or b.kind not in ('payout_sent', 'payout_failed')
+                   or b.n <> 1 or b.debited <> po.amount or b.credited <> po.amount or b.postings <> 2))
+          or (po.status in ('PENDING', 'SIGNED') and not ${REORGED_SQL} and b.payout_id is not null)`,
   },
   {
     name: 'hot_wallet_nonces_contiguous',

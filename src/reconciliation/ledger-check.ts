@@ -5,6 +5,7 @@ import { DEPOSIT_TOTAL_CHECKS } from './checks-deposit-totals';
 import { EVENT_CHECKS } from './checks-events';
 import { LEDGER_OWN_CHECKS } from './checks-ledger';
 import { PAYOUT_CHECKS } from './checks-payouts';
+import { RESERVE_CHECKS } from './checks-reserves';
 import { lit } from '../ledger';
 
 /**
@@ -38,6 +39,7 @@ export const LEDGER_CHECKS: readonly LedgerCheck[] = [
   ...DEPOSIT_TOTAL_CHECKS,
   ...DEPOSIT_RETURN_CHECKS,
   ...PAYOUT_CHECKS,
+  ...RESERVE_CHECKS,
   ...EVENT_CHECKS,
 ];
 

@@ -510,7 +510,12 @@ describe('deposits API end to end', () => {
     expect(empty.status).toBe(200);
     expect(empty.body).toEqual({
       merchant_id: id,
-      balances: { usd_available: '0.000000', usd_pending_withdrawal: '0.000000' },
+      // usd_reserved: v0.3 (reserves, issue 36).
+      balances: {
+        usd_available: '0.000000',
+        usd_pending_withdrawal: '0.000000',
+        usd_reserved: '0.000000',
+      },
       updated_at: expect.stringMatching(ISO),
     });
 
@@ -531,6 +536,7 @@ describe('deposits API end to end', () => {
     expect(balance.body.balances).toEqual({
       usd_available: settled.amount_asset,
       usd_pending_withdrawal: '0.000000',
+      usd_reserved: '0.000000',
     });
     expect(Date.parse(balance.body.updated_at)).toBeGreaterThanOrEqual(
       Date.parse(empty.body.updated_at),
@@ -765,6 +771,7 @@ describe('deposits API in production', () => {
     expect(balance.body.balances).toEqual({
       usd_available: '0.000000',
       usd_pending_withdrawal: '0.000000',
+      usd_reserved: '0.000000',
     });
   });
 });

@@ -33,9 +33,7 @@ const OPTIONS: Omit<FaultRunOptions, 'seed'> = FULL
       withdrawalsPerSecond: 0.5,
       killEveryMs: [15_000, 25_000],
       chainStopMs: 10_000,
-      // Reorganisations are left out until the block follower handles them (issue 35);
-      // FAULT_REORGS=1 puts one in.
-      reorgs: Number(process.env.FAULT_REORGS ?? 0),
+      reorgs: 1,
       reorgDepth: [2, 3],
       drainMs: 150_000,
     };
@@ -56,9 +54,8 @@ describe(`fault run (${FULL ? 'full' : 'short'})`, () => {
     if (process.env.FAULT_REPORT_FILE) {
       writeFileSync(process.env.FAULT_REPORT_FILE, `${JSON.stringify({ ...report, table })}\n`);
     }
-    if (!report.ok) {
-      process.stderr.write(`${table}\n\n${lines.join('\n')}\n\n${report.logTail ?? ''}\n`);
-    }
+    process.stderr.write(`${table}\n`);
+    if (!report.ok) process.stderr.write(`\n${lines.join('\n')}\n\n${report.logTail ?? ''}\n`);
     expect({ seed, failed: report.checks.filter((c) => !c.ok) }).toEqual({ seed, failed: [] });
     expect(report.faults.filter((f) => f.outcome.startsWith('injection failed'))).toEqual([]);
   }, 900_000);

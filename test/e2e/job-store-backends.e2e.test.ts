@@ -86,7 +86,9 @@ describe.each(backends)('Agenda on $name', ({ name, mongoUrl }) => {
     expect(ready?.backend).toBe(name);
     const health = await request(runnerHealthUrl.replace(/\/health$/, ''), 'GET', '/health');
     expect(health.status).toBe(200);
-    expect(health.body).toEqual({
+    // The chains' RPC nodes (issue 35) are reported beside the stores, never failing /health.
+    const { chains: _chains, ...stores } = health.body;
+    expect(stores).toEqual({
       status: 'ok',
       database: 'ok',
       ...(name === 'mongodb' ? { mongodb: 'ok' } : {}),

@@ -68,7 +68,13 @@ describe('metrics of the gateway and the job runner', () => {
     const base = runnerMetrics.replace(/\/metrics$/, '');
     const health = await request(base, 'GET', '/health');
     expect(health.status).toBe(200);
-    expect(health.body).toEqual({ status: 'ok', database: 'ok' });
+    // The chains' RPC nodes are reported beside the database (informative: they never fail it).
+    const { chains, ...report } = health.body;
+    expect(report).toEqual({ status: 'ok', database: 'ok' });
+    expect(Object.keys(chains).sort()).toEqual(['BASE', 'ETHEREUM', 'POLYGON']);
+    for (const chain of Object.keys(chains)) {
+      expect(chains[chain].nodes).toEqual([expect.objectContaining({ node: 1, up: true })]);
+    }
     const other = await request(base, 'GET', '/v1/rates');
     expect(other.status).toBe(404);
     expect(other.body.error.code).toBe('not_found');

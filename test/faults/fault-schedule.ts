@@ -56,13 +56,16 @@ export function planFaults(plan: FaultPlan): Fault[] {
     kind: 'postgres-restart',
     downMs: random.int(2000, 5000),
   });
+  const stopped = random.pick(CHAINS);
   faults.push({
     atMs: Math.round(third + random.next() * third),
     kind: 'chain-stop',
-    chain: random.pick(CHAINS),
+    chain: stopped,
     downMs: plan.chainStopMs,
   });
-  const reorged = random.pick(CHAINS);
+  // Another chain than the one stopped: a node started again from its saved state has no
+  // blocks behind that state to reorganise (anvil answers anvil_reorg with an internal error).
+  const reorged = random.pick(CHAINS.filter((chain) => chain !== stopped));
   for (let i = 0; i < plan.reorgs; i += 1) {
     const slot = (end - plan.loadMs / 2) / plan.reorgs;
     faults.push({

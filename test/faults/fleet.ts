@@ -2,11 +2,11 @@
 // gateways and job runners as separate OS processes, each of which may be SIGKILLed and
 // started again (a new gateway listens on a new port, as behind a load balancer).
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gatewayEnvironment } from '../../src/crypto/process-secrets';
 import { startTestChains, type TestChains } from '../support/chains';
+import { freePort } from '../support/free-port';
 import {
   baseEnv,
   onrampCli,
@@ -19,15 +19,6 @@ import {
 interface PostgresProcess {
   url: string;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** An embedded PostgreSQL on a data directory that survives its restarts. */

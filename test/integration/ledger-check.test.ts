@@ -324,19 +324,56 @@ describe('ledger check', () => {
       const returning = await payerFlagged('REF-RETURNING');
       await services.returns.returnForMerchant(em(), a.id, returning.id);
 
+      // Reserves and a liable reversal (v0.3): C holds 10 % and bears its reversals. A hold of
+      // 0 days is due at once (released); the others wait 7 days (open, or drawn by a reversal
+      // that takes the balance below zero; the next settlement repays it).
+      const c = await services.merchants.create(em(), 'Ledger C');
+      await services.merchantTerms.setLiability(em(), 'test', c.id, 'merchant');
+      const reserve = (holdDays: number) =>
+        services.merchantTerms.setReserve(em(), 'test', c.id, { percentBps: 1000, holdDays });
+      const settledForC = async (amountNgn: string, reference: string) => {
+        const usdRate = await services.rates.current(em(), { from: 'NGN', to: 'USD' });
+        const onramp = await throwaway(c.id, usdRate.id);
+        const deposit = await receive(onramp.accountNumber, amountNgn, reference);
+        expect(await services.settlement.settle(em(), deposit.id)).toBe('SETTLED');
+      };
+      await reserve(0);
+      await settledForC('15000', 'REF-C-RELEASED');
+      expect(await services.reserves.releaseDue(em(), 100)).toBe(1);
+      await reserve(7);
+      await settledForC('3000', 'REF-C-DRAWN');
+      await settledForC('30000', 'REF-C-REVERSED');
+      const { usdAvailable } = await services.ledger.balance(em(), c.id, new Date(0));
+      await services.withdrawals.request(em(), c.id, {
+        amount: usdAvailable,
+        asset: 'USDC',
+        chain: 'BASE',
+        destination_address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+      });
+      await services.reversals.reverse(em(), 'REF-C-REVERSED');
+      expect((await services.ledger.balance(em(), c.id, new Date(0))).usdAvailable).toMatch(/^-/);
+      await settledForC('45000', 'REF-C-REPAYS');
+      expect((await services.ledger.balance(em(), c.id, new Date(0))).usdAvailable).toMatch(
+        /^[0-9]/,
+      );
+
       expect(await checkWithPg(populated)).toEqual([]);
       const kinds = await orm.em
         .fork()
         .getConnection()
         .execute<Array<{ kind: string }>>('select distinct kind from ledger_transactions');
       expect(kinds.map((k) => k.kind).sort()).toEqual([
+        'debt_repayment',
         'deposit_fx',
         'deposit_hold',
         'deposit_paid_twice',
         'deposit_received',
         'deposit_returned',
         'deposit_reversal',
+        'merchant_debit',
         'payout_cancelled',
+        'reserve_hold',
+        'reserve_release',
         'unmatched_transfer',
         'withdrawal_requested',
       ]);
@@ -477,13 +514,61 @@ describe('ledger check', () => {
       },
     },
     {
-      invariant: 'merchant_available_matches_settled',
+      invariant: 'merchant_balance_matches_deposits',
       only: true,
       breakIt: (c) =>
         post(c, 'adjustment', null, [
           ['operator:usd_treasury', 'DEBIT', '2.5'],
           [`merchant:${merchantA}:usd_available`, 'CREDIT', '2.5'],
         ]),
+    },
+    {
+      // What a merchant owes counts against its balance.
+      invariant: 'merchant_balance_matches_deposits',
+      breakIt: (c) =>
+        c.query(
+          `update ledger_accounts set balance = balance + 1 where id like 'merchant:%:usd_owed'`,
+        ),
+    },
+    {
+      invariant: 'reserved_matches_holds',
+      breakIt: (c) =>
+        c.query(
+          `update reserve_holds set amount = amount + 1
+            where deposit_id = (select id from deposits where bank_reference = 'REF-C-REPAYS')`,
+        ),
+    },
+    {
+      invariant: 'reserve_hold_postings_match_holds',
+      breakIt: (c) =>
+        c.query(
+          `delete from reserve_holds
+            where deposit_id = (select id from deposits where bank_reference = 'REF-C-REPAYS')`,
+        ),
+    },
+    {
+      invariant: 'reserve_release_postings_match_holds',
+      breakIt: (c) =>
+        c.query(
+          `update reserve_holds set released_at = null, release_transaction_id = null
+            where deposit_id = (select id from deposits where bank_reference = 'REF-C-RELEASED')`,
+        ),
+    },
+    {
+      invariant: 'merchant_debit_postings_match_deposits',
+      breakIt: async (c) =>
+        post(c, 'merchant_debit', await depositId(c, 'REF-SETTLED'), [
+          [`merchant:${merchantA}:usd_available`, 'DEBIT', '1'],
+          ['operator:usd_merchant_debits', 'CREDIT', '1'],
+        ]),
+    },
+    {
+      invariant: 'reserve_draws_match_debits',
+      breakIt: (c) =>
+        c.query(
+          `update reserve_holds set drawn = 0
+            where deposit_id = (select id from deposits where bank_reference = 'REF-C-DRAWN')`,
+        ),
     },
     {
       invariant: 'deposit_transactions_name_a_deposit',

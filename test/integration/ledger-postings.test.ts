@@ -257,12 +257,17 @@ describe('ledger postings', () => {
     ['update ledger_transactions set memo = null'],
     ['delete from ledger_transactions'],
     ['truncate ledger_transactions'],
+    // Reserve holds reference ledger transactions (issue 36): a plain truncate is refused by that
+    // foreign key (0A000) before the trigger; with cascade the trigger still refuses it.
+    ['truncate ledger_transactions cascade'],
     ["delete from ledger_accounts where id like 'merchant:%'"],
     ["update ledger_accounts set id = id || ':renamed' where id like 'merchant:%'"],
     ['truncate ledger_accounts'],
   ])('refuses %s', async (statement) => {
     const before = await counts();
-    await expect(sql(statement)).rejects.toMatchObject({ code: expect.stringMatching(/^23/) });
+    await expect(sql(statement)).rejects.toMatchObject({
+      code: expect.stringMatching(/^(23|0A000$)/),
+    });
     expect(await counts()).toEqual(before);
   });
 

@@ -31,9 +31,16 @@ describe('local chains', () => {
     expect(Object.keys(chains.env).sort()).toEqual(
       [
         'HOT_WALLET_PRIVATE_KEY',
-        ...CHAINS.flatMap((c) => [`${c}_RPC_URL`, `${c}_USDC_ADDRESS`, `${c}_USDT_ADDRESS`]),
+        ...CHAINS.flatMap((c) => [
+          `${c}_RPC_URL`,
+          `${c}_USDC_ADDRESS`,
+          `${c}_USDT_ADDRESS`,
+          `${c}_CONFIRMATIONS`,
+        ]),
       ].sort(),
     );
+    // Nothing reorganises a local chain: one block is final there (issue 35).
+    expect(chains.env.ETHEREUM_CONFIRMATIONS).toBe('1');
     expect(chains.env.BASE_RPC_URL).toBe(chains.chain('BASE').rpcUrl);
     expect(chains.env.POLYGON_USDT_ADDRESS).toBe(chains.chain('POLYGON').tokens.USDT);
     expect(chains.env.HOT_WALLET_PRIVATE_KEY).toBe(LOCAL_HOT_WALLET_PRIVATE_KEY);

@@ -7,6 +7,7 @@ import { HealthService } from '../../src/system';
 import { serveRunnerHttp } from '../../jobs/runner-http';
 import { MongoJobStoreHealth, type JobStoreHealth } from '../../jobs/job-store-health';
 import { createTestDatabase, openTestOrm } from '../support/db';
+import type { Phase } from '../../src/lib/readiness';
 
 /**
  * The runner's /health over a real database, with and without a MongoDB job store. A MongoDB
@@ -37,18 +38,25 @@ describe("the job runner's /health", () => {
     await orm.close();
   });
 
-  async function health(jobStore?: JobStoreHealth) {
+  async function health(
+    jobStore?: JobStoreHealth,
+    path = '/health',
+    state: { phase: Phase; orm?: MikroORM } = { phase: 'running', orm },
+  ) {
     const http = await serveRunnerHttp({
       host: '127.0.0.1',
       port: 0,
-      orm,
-      health: new HealthService(),
-      registry: new Registry(),
       log: pino({ level: 'silent' }),
-      jobStore,
+      probes: {
+        phase: () => state.phase,
+        orm: () => state.orm,
+        health: new HealthService(),
+        registry: () => (state.orm ? new Registry() : undefined),
+        jobStore,
+      },
     });
     try {
-      const response = await fetch(`${http.url}/health`);
+      const response = await fetch(`${http.url}${path}`);
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     } finally {
       await http.close();
@@ -104,4 +112,66 @@ describe("the job runner's /health", () => {
       });
     },
   );
+
+  it('/readyz: 200 running with the database as the job store, naming the backend', async () => {
+    expect(await health(undefined, '/readyz')).toEqual({
+      status: 200,
+      body: {
+        status: 'ok',
+        process: 'job runner',
+        phase: 'running',
+        checks: { database: 'ok', job_store: 'ok' },
+        job_store_backend: 'postgres',
+      },
+    });
+  });
+
+  it('/readyz: 503 naming MongoDB as the failed check while it is not connected', async () => {
+    const answer = await health(new MongoJobStoreHealth(), '/readyz');
+    expect(answer).toMatchObject({
+      status: 503,
+      body: {
+        status: 'unavailable',
+        checks: { database: 'ok', job_store: 'down' },
+        job_store_backend: 'mongodb',
+        failed: ['job_store'],
+        error: { code: 'service_unavailable', message: 'Not ready: job_store is down' },
+      },
+    });
+  });
+
+  it('before the database answered: /livez 200, /readyz, /health and /metrics 503', async () => {
+    const waiting = { phase: 'waiting_for_database' as const };
+    expect(await health(undefined, '/livez', waiting)).toEqual({
+      status: 200,
+      body: { status: 'ok', process: 'job runner', phase: 'waiting_for_database' },
+    });
+    expect(await health(undefined, '/readyz', waiting)).toMatchObject({
+      status: 503,
+      body: {
+        phase: 'waiting_for_database',
+        failed: ['database', 'job_store'],
+        error: {
+          message:
+            'Not ready: the job runner is waiting for the database; database is down; job_store is down',
+        },
+      },
+    });
+    expect(await health(undefined, '/health', waiting)).toMatchObject({
+      status: 503,
+      body: { database: 'down', error: { code: 'service_unavailable' } },
+    });
+    expect(await health(undefined, '/metrics', waiting)).toMatchObject({
+      status: 503,
+      body: { error: { code: 'service_unavailable' } },
+    });
+  });
+
+  it('/readyz while draining: 503 (phase stopping) though every check is ok', async () => {
+    const answer = await health(undefined, '/readyz', { phase: 'stopping', orm });
+    expect(answer).toMatchObject({
+      status: 503,
+      body: { phase: 'stopping', checks: { database: 'ok', job_store: 'ok' }, failed: [] },
+    });
+  });
 });

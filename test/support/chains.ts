@@ -1,8 +1,8 @@
 // Real local chains for integration and e2e tests: one anvil per chain on free ports, with USDC,
 // USDT and a funded hot wallet (src/embedded/local-chains.ts). State lives in a temporary
 // directory, so a test can stop a chain (an outage) and restart it with its history intact.
+import { freePort } from './free-port';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPublicClient, http, type Address, type Hex } from 'viem';
@@ -50,18 +50,6 @@ export interface TestChains {
   tokenBalance(name: Chain, asset: Stablecoin, address: Address): Promise<bigint>;
   transferLogs(name: Chain, asset: Stablecoin, fromBlock?: bigint): Promise<TransferLog[]>;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startTestChains(
@@ -163,3 +151,5 @@ export async function startTestChains(
     },
   };
 }
+
+export { freePort };

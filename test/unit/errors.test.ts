@@ -18,6 +18,7 @@ const API_MD_STATUSES: Record<string, number> = {
   invalid_address: 422,
   insufficient_balance: 422,
   address_not_allowed: 422,
+  address_sanctioned: 422,
   limit_exceeded: 422,
   rate_limited: 429,
   internal_error: 500,

@@ -16,7 +16,7 @@ describe('the fault run schedule', () => {
     expect(planFaults({ ...PLAN, seed: 7 })).not.toEqual(planFaults({ ...PLAN, seed: 8 }));
   });
 
-  it.each([1, 2, 3, 99, 123456])(
+  it.each([1, 2, 3, 99, 123456, 1061284916])(
     'seed %i: every fault the issue asks for, inside the load',
     (seed) => {
       const faults = planFaults({ ...PLAN, seed });
@@ -26,6 +26,12 @@ describe('the fault run schedule', () => {
       const reorgs = faults.filter((f) => f.kind === 'reorg');
       expect(reorgs).toHaveLength(2);
       expect(new Set(reorgs.map((f) => f.kind === 'reorg' && f.chain)).size).toBe(1);
+      const stopped = faults.find((f) => f.kind === 'chain-stop');
+      expect(
+        reorgs.every(
+          (f) => f.kind === 'reorg' && stopped?.kind === 'chain-stop' && f.chain !== stopped.chain,
+        ),
+      ).toBe(true);
       for (const f of faults) {
         expect(f.atMs).toBeGreaterThan(0);
         expect(f.atMs).toBeLessThan(PLAN.loadMs * 0.9);

@@ -11,7 +11,7 @@ import { serveRunnerHttp } from '../../jobs/runner-http';
 import { parsePrometheusText, sampleValue } from '../support/prometheus-text';
 
 /**
- * Both registries render text a strict Prometheus parser accepts, with the metrics the README
+ * Both registries render text a strict Prometheus parser accepts, with the metrics docs/operations.md
  * names. The database behind the scrape-time gauges is a stand-in here (the e2e suite scrapes
  * real processes over a real database): one that answers, one that fails, one that hangs.
  */
@@ -386,10 +386,13 @@ describe("the job runner's HTTP server", () => {
     const http = await serveRunnerHttp({
       host: '127.0.0.1',
       port: 0,
-      orm,
-      health: new HealthService(),
-      registry: metrics.registry,
       log,
+      probes: {
+        phase: () => 'running',
+        orm: () => orm,
+        health: new HealthService(),
+        registry: () => metrics.registry,
+      },
     });
     return { http, metrics };
   }

@@ -21,6 +21,9 @@ describe('payout lifecycle as data', () => {
     ['PENDING', 'CANCELLED'],
     ['SIGNED', 'CONFIRMED'],
     ['SIGNED', 'FAILED'],
+    // A reorg removed the block it was booked from (issue 35): it waits to be mined again.
+    ['CONFIRMED', 'SIGNED'],
+    ['FAILED', 'SIGNED'],
   ];
 
   it.each(legal)('allows %s -> %s', (from, to) => {
@@ -29,7 +32,7 @@ describe('payout lifecycle as data', () => {
     ).not.toThrow();
   });
 
-  it('refuses every other move: a signed payout is never cancelled, an ended one never moves', () => {
+  it('refuses every other move: a signed payout is never cancelled, a booked one moves only back to SIGNED', () => {
     const allowed = new Set(legal.map(([from, to]) => `${from}>${to}`));
     for (const [from, to] of allPairs(PAYOUT_STATUSES)) {
       expect(canMove(PAYOUT_LIFECYCLE, from, to)).toBe(allowed.has(`${from}>${to}`));
@@ -85,6 +88,46 @@ describe('the one transition function per aggregate', () => {
     );
     expect(payout.status).toBe('SIGNED');
     expect(payout.cancelReason).toBeUndefined();
+  });
+
+  it('books a mined payout with its block, and a reorg takes it back to SIGNED keeping its transaction', () => {
+    const payout = new Payout();
+    movePayout(payout, { to: 'PENDING' }, now);
+    movePayout(
+      payout,
+      { to: 'SIGNED', nonce: 3, fromAddress: '0xhot', tokenAddress: '0xusdc', txHash: '0xaa' },
+      now,
+    );
+    movePayout(
+      payout,
+      { to: 'CONFIRMED', txHash: '0xaa', blockNumber: 12n, blockHash: '0xb1' },
+      now,
+    );
+    expect(payout).toMatchObject({ status: 'CONFIRMED', blockNumber: '12', blockHash: '0xb1' });
+    const later = new Date('2026-06-01T12:05:00Z');
+    movePayout(payout, { to: 'SIGNED', reorged: true }, later);
+    expect(payout).toMatchObject({
+      status: 'SIGNED',
+      nonce: '3',
+      txHash: '0xaa',
+      blockNumber: null,
+      blockHash: null,
+      confirmedAt: null,
+      reorgedAt: later,
+    });
+    // Only a booked payout can be reorged (a PENDING one has no block to lose), and a booked
+    // one is never signed anew (its nonce is taken).
+    const fresh = new Payout();
+    movePayout(fresh, { to: 'PENDING' }, now);
+    expect(() => movePayout(fresh, { to: 'SIGNED', reorged: true }, now)).toThrow(
+      IllegalTransitionError,
+    );
+    movePayout(payout, { to: 'FAILED', txHash: '0xaa', blockNumber: 13n, blockHash: '0xb2' }, now);
+    const again = { nonce: 4, fromAddress: '0xhot', tokenAddress: '0xusdc', txHash: '0xcc' };
+    expect(() => movePayout(payout, { to: 'SIGNED', ...again }, now)).toThrow(
+      IllegalTransitionError,
+    );
+    expect(payout).toMatchObject({ status: 'FAILED', nonce: '3' });
   });
 
   it('fails a withdrawal with its reason, and refuses to move it again', () => {

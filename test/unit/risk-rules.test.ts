@@ -13,6 +13,7 @@ describe('risk review rules', () => {
     const decision = reviewPayout(payout, { blocklist: new Set(), sandboxRejectAll: false });
     expect(decision.approved).toBe(true);
     expect(decision.rules.map((r) => r.rule)).toEqual([
+      'destination_not_sanctioned',
       'destination_not_blocklisted',
       'sandbox_scenario',
     ]);
@@ -26,6 +27,20 @@ describe('risk review rules', () => {
     );
     expect(decision.approved).toBe(false);
     expect(decision.rules.find((r) => !r.passed)?.rule).toBe('destination_not_blocklisted');
+  });
+
+  it('rejects a sanctioned destination in any letter case, with the sanctions flag reason', () => {
+    const sanctioned = new Set([payout.toAddress.toLowerCase()]);
+    const context = { blocklist: new Set<string>(), sandboxRejectAll: false, sanctioned };
+    for (const toAddress of [payout.toAddress, payout.toAddress.toLowerCase()]) {
+      const decision = reviewPayout({ ...payout, toAddress }, context);
+      expect(decision).toMatchObject({ approved: false, flagReason: 'Sanctions screening' });
+    }
+    const blocked = reviewPayout(payout, {
+      blocklist: new Set([payout.toAddress.toLowerCase()]),
+      sandboxRejectAll: false,
+    });
+    expect(blocked.flagReason).toBeUndefined();
   });
 
   it('rejects everything when the sandbox scenario asks for it', () => {

@@ -3,8 +3,11 @@
 //
 //   npm run client:build
 //   ONRAMP_API_KEY=sk_test_... node clients/typescript/examples/quick-start.mjs
+//
+// In your own project, after `npm install @ngn-onramp/client`, the same file runs as is
+// (quick-start.cjs is the same in CommonJS).
 import { createServer } from 'node:http';
-import { createOnrampClient, setWebhookEndpoint, unwrap, verifyWebhook } from '../dist/index.js';
+import { createOnrampClient, setWebhookEndpoint, unwrap, verifyWebhook } from '@ngn-onramp/client';
 
 const onramp = createOnrampClient({
   baseUrl: process.env.ONRAMP_URL ?? 'http://localhost:4000',

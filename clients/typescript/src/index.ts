@@ -5,6 +5,7 @@
  */
 export { createOnrampClient } from './client';
 export type { IdempotencyOption, OnrampClient, OnrampClientOptions } from './client';
+export type { RetryOptions } from './retry';
 export { OnrampApiError, isApiErrorBody, unwrap } from './errors';
 export type { ApiResult } from './errors';
 export { setWebhookEndpoint } from './webhook-endpoint';

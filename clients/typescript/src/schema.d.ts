@@ -1054,6 +1054,7 @@ export interface components {
           | 'invalid_address'
           | 'insufficient_balance'
           | 'address_not_allowed'
+          | 'address_sanctioned'
           | 'limit_exceeded'
           | 'rate_limited'
           | 'internal_error'
@@ -1107,6 +1108,7 @@ export interface components {
           | 'invalid_address'
           | 'insufficient_balance'
           | 'address_not_allowed'
+          | 'address_sanctioned'
           | 'limit_exceeded'
           | 'rate_limited'
           | 'internal_error'
@@ -1118,10 +1120,12 @@ export interface components {
     MerchantBalance: {
       merchant_id: string;
       balances: {
-        /** @description USD, 6 decimals */
+        /** @description USD, 6 decimals; below zero (a leading "-") while the merchant owes for a reversal it is liable for */
         usd_available: string;
         /** @description USD, 6 decimals */
         usd_pending_withdrawal: string;
+        /** @description USD, 6 decimals: held by the merchant's reserve until released (v0.3) */
+        usd_reserved: string;
       };
       /** Format: date-time */
       updated_at: string;
@@ -3039,7 +3043,8 @@ export interface operations {
            *       "merchant_id": "mer_01JDQWZ8A7B6C5D4E3F2G1H0J9",
            *       "balances": {
            *         "usd_available": "125.500000",
-           *         "usd_pending_withdrawal": "25.000000"
+           *         "usd_pending_withdrawal": "25.000000",
+           *         "usd_reserved": "12.550000"
            *       },
            *       "updated_at": "2026-11-25T10:00:00.000Z"
            *     }
@@ -3579,7 +3584,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `invalid_address`, `insufficient_balance`, `address_not_allowed` */
+      /** @description Error: `invalid_address`, `insufficient_balance`, `address_not_allowed`, `address_sanctioned` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3928,7 +3933,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `invalid_address`, `limit_exceeded` */
+      /** @description Error: `invalid_address`, `address_sanctioned`, `limit_exceeded` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4593,7 +4598,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `rate_not_found`, `rate_expired`, `invalid_address` */
+      /** @description Error: `rate_not_found`, `rate_expired`, `invalid_address`, `address_sanctioned` */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6385,6 +6390,7 @@ export interface operations {
             | 'merchant.settings_updated'
             | 'api_key.created'
             | 'api_key.revoked'
+            | 'balance.reserve_released'
           )[];
           description?: string | null;
         };
@@ -6859,6 +6865,7 @@ export interface operations {
             | 'merchant.settings_updated'
             | 'api_key.created'
             | 'api_key.revoked'
+            | 'balance.reserve_released'
           )[];
           description?: string | null;
           /**

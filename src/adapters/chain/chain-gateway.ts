@@ -10,19 +10,21 @@ import {
 } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { Chain } from '../../domain/assets';
-import { jsonRpcHttp } from './json-rpc-http';
+import { RpcNodes, type NodeStatus } from './rpc-nodes';
 import type { Fees } from '../../domain/payout-rules';
 
-export type Stablecoin = 'USDC' | 'USDT';
+import type {
+  ChainBlock,
+  ChainSettings,
+  HotWalletBalances,
+  MinedReceipt,
+  Stablecoin,
+} from './chain-types';
+
+export type { ChainBlock, ChainSettings, HotWalletBalances, MinedReceipt, Stablecoin };
 
 /** Gas for one ERC-20 `transfer`: ours needs ~52k, mainnet USDT ~65k; unused gas is not paid. */
 export const TRANSFER_GAS = 120_000n;
-
-export interface MinedReceipt {
-  hash: Hex;
-  success: boolean;
-  blockNumber: bigint;
-}
 
 /**
  * One chain as payouts see it: the hot wallet signs locally (the key never leaves the
@@ -34,8 +36,13 @@ export interface ChainGateway {
   readonly confirmations: number;
   readonly hotWallet: Address;
   tokenAddress(asset: Stablecoin): Address;
-  /** The node's head, after checking it serves the chain id we sign for. */
+  /**
+   * The chain's head: the highest among its trusted nodes, each checked to serve the chain id
+   * we sign for (see RpcNodes).
+   */
   head(): Promise<bigint>;
+  /** Each node as the last head poll found it (for `/health` and the metrics). */
+  nodes(): NodeStatus[];
   /** Transactions of the hot wallet mined (`latest`) or known to the node (`pending`). */
   nonce(blockTag: 'latest' | 'pending'): Promise<number>;
   fees(): Promise<Fees>;
@@ -49,8 +56,8 @@ export interface ChainGateway {
   /** Hands signed bytes to the node; resending bytes it already has is not an error. */
   broadcast(raw: Hex): Promise<void>;
   receipt(hash: Hex): Promise<MinedReceipt | null>;
-  /** The hashes of the transactions a block holds, in block order. */
-  blockTransactionHashes(blockNumber: bigint): Promise<Hex[]>;
+  /** The canonical block at this height now, or null past the head. */
+  block(blockNumber: bigint): Promise<ChainBlock | null>;
   /**
    * The receipts of `hashes`, all mined in block `blockNumber`: the block's receipts in one
    * call where the node has `eth_getBlockReceipts`, else one receipt call each, side by side.
@@ -58,30 +65,6 @@ export interface ChainGateway {
   blockReceipts(blockNumber: bigint, hashes: Hex[]): Promise<Map<Hex, MinedReceipt>>;
   /** What the hot wallet holds, native coin (wei) and each token (base units), at one block. */
   balances(): Promise<HotWalletBalances>;
-}
-
-export interface HotWalletBalances {
-  /** The block all three balances were read at. */
-  blockNumber: bigint;
-  /** Native coin, in wei. */
-  native: bigint;
-  /** Each token's `balanceOf` the hot wallet, in base units. */
-  tokens: Record<Stablecoin, bigint>;
-}
-
-export interface ChainSettings {
-  chain: Chain;
-  chainId: number;
-  rpcUrl: string;
-  tokens: Record<Stablecoin, Address>;
-  confirmations: number;
-  /**
-   * The hot wallet: its key where payouts are signed (the job runner), or only its address
-   * where they are not (the gateway reads balances for the treasury view, and never holds the
-   * key).
-   */
-  wallet: { privateKey: Hex } | { address: Address };
-  timeoutMs?: number;
 }
 
 /** Node answers that mean "these bytes, or a transaction with their nonce, are known". */
@@ -97,10 +80,10 @@ export class ViemChainGateway implements ChainGateway {
   readonly confirmations: number;
   readonly hotWallet: Address;
   private readonly client: PublicClient;
+  private readonly rpcNodes: RpcNodes;
   private readonly viemChain: ReturnType<typeof defineChain>;
   /** Undefined in processes given only the address: they cannot sign. */
   private readonly account: PrivateKeyAccount | undefined;
-  private chainIdChecked = false;
   /** Read calls now on the wire, by what they ask (see `shared`). */
   private readonly reading = new Map<string, Promise<unknown>>();
   /** Whether the node answers `eth_getBlockReceipts`; unknown until first asked. */
@@ -117,13 +100,17 @@ export class ViemChainGateway implements ChainGateway {
       id: settings.chainId,
       name: settings.chain,
       nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [settings.rpcUrl] } },
+      rpcUrls: { default: { http: settings.rpcUrls } },
     }));
-    this.client = createPublicClient({
-      chain: viemChain,
-      // Our own jobs retry on their schedule; a hanging node must not hold a job.
-      transport: jsonRpcHttp(settings.rpcUrl, settings.timeoutMs ?? 5_000),
-    });
+    // Our own jobs retry on their schedule; a hanging node must not hold a job.
+    this.rpcNodes = new RpcNodes(
+      settings.chain,
+      settings.chainId,
+      settings.rpcUrls,
+      settings.maxLagBlocks ?? 5,
+      settings.timeoutMs ?? 5_000,
+    );
+    this.client = createPublicClient({ chain: viemChain, transport: this.rpcNodes.transport() });
   }
 
   tokenAddress(asset: Stablecoin): Address {
@@ -131,18 +118,11 @@ export class ViemChainGateway implements ChainGateway {
   }
 
   head(): Promise<bigint> {
-    return this.shared('head', () => this.checkedHead());
+    return this.shared('head', () => this.rpcNodes.head());
   }
 
-  private async checkedHead(): Promise<bigint> {
-    if (!this.chainIdChecked) {
-      const id = await this.client.getChainId();
-      if (id !== this.chainId) {
-        throw new Error(`${this.chain} node serves chain id ${id}, expected ${this.chainId}`);
-      }
-      this.chainIdChecked = true;
-    }
-    return this.client.getBlockNumber({ cacheTime: 0 });
+  nodes(): NodeStatus[] {
+    return this.rpcNodes.status();
   }
 
   nonce(blockTag: 'latest' | 'pending'): Promise<number> {
@@ -225,6 +205,7 @@ export class ViemChainGateway implements ChainGateway {
         hash,
         success: receipt.status === 'success',
         blockNumber: receipt.blockNumber,
+        blockHash: receipt.blockHash,
       };
     } catch (error) {
       if (/could not be found|not found/i.test(errorText(error))) return null;
@@ -232,9 +213,19 @@ export class ViemChainGateway implements ChainGateway {
     }
   }
 
-  async blockTransactionHashes(blockNumber: bigint): Promise<Hex[]> {
-    const block = await this.client.getBlock({ blockNumber, includeTransactions: false });
-    return block.transactions;
+  async block(blockNumber: bigint): Promise<ChainBlock | null> {
+    try {
+      const block = await this.client.getBlock({ blockNumber, includeTransactions: false });
+      return {
+        number: blockNumber,
+        hash: block.hash,
+        parentHash: block.parentHash,
+        transactions: block.transactions,
+      };
+    } catch (error) {
+      if ((error as { name?: string }).name === 'BlockNotFoundError') return null;
+      throw error;
+    }
   }
 
   async blockReceipts(blockNumber: bigint, hashes: Hex[]): Promise<Map<Hex, MinedReceipt>> {
@@ -247,7 +238,12 @@ export class ViemChainGateway implements ChainGateway {
         for (const r of receipts) {
           const hash = r.transactionHash.toLowerCase() as Hex;
           if (!wanted.has(hash)) continue;
-          found.set(hash, { hash, success: r.status === 'success', blockNumber: r.blockNumber });
+          found.set(hash, {
+            hash,
+            success: r.status === 'success',
+            blockNumber: r.blockNumber,
+            blockHash: r.blockHash,
+          });
         }
         return found;
       } catch (error) {

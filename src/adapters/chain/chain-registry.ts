@@ -3,6 +3,7 @@ import type { Config } from '../../config';
 import { CHAINS, type Chain } from '../../domain/assets';
 import { CHAIN_IDS } from '../../domain/chains';
 import { ViemChainGateway, type ChainGateway } from './chain-gateway';
+import { chainRpcUrls } from '../../config-chains';
 
 export interface ChainRegistry {
   /** The chain's gateway, or undefined when the deployment has not configured it. */
@@ -27,11 +28,11 @@ export function chainRegistryFromConfig(config: Config): ChainRegistry {
   const gateways = new Map<Chain, ChainGateway>();
   const missing: Array<{ chain: Chain; why: string }> = [];
   for (const chain of CHAINS) {
-    const rpcUrl = config[`${chain}_RPC_URL`];
+    const rpcUrls = chainRpcUrls(config, chain);
     const usdc = config[`${chain}_USDC_ADDRESS`];
     const usdt = config[`${chain}_USDT_ADDRESS`];
     const absent = [
-      !rpcUrl && `${chain}_RPC_URL`,
+      rpcUrls.length === 0 && `${chain}_RPC_URL`,
       !usdc && `${chain}_USDC_ADDRESS`,
       !usdt && `${chain}_USDT_ADDRESS`,
       !wallet && 'HOT_WALLET_PRIVATE_KEY (or HOT_WALLET_ADDRESS)',
@@ -45,7 +46,8 @@ export function chainRegistryFromConfig(config: Config): ChainRegistry {
       new ViemChainGateway({
         chain,
         chainId: CHAIN_IDS[chain],
-        rpcUrl: rpcUrl!,
+        rpcUrls,
+        maxLagBlocks: config.RPC_MAX_LAG_BLOCKS,
         tokens: { USDC: usdc as Address, USDT: usdt as Address },
         confirmations: config[`${chain}_CONFIRMATIONS`],
         wallet: wallet!,

@@ -23,6 +23,16 @@ class NodeRpcError extends Error {
  * errors (HttpRequestError, TimeoutError), read as its http transport's are.
  */
 export function jsonRpcHttp(url: string, timeoutMs: number): CustomTransport {
+  return custom(jsonRpcProvider(url, timeoutMs), { retryCount: 0 });
+}
+
+/** An EIP-1193 `request` over node:http to one node (what `jsonRpcHttp` wraps for viem). */
+export interface JsonRpcProvider {
+  request(args: { method: string; params?: unknown }): Promise<unknown>;
+}
+
+/** The bare provider behind `jsonRpcHttp`: several nodes share one viem `fallback` (rpc-nodes.ts). */
+export function jsonRpcProvider(url: string, timeoutMs: number): JsonRpcProvider {
   const target = new URL(url);
   const https = target.protocol === 'https:';
   const agent = https
@@ -74,21 +84,18 @@ export function jsonRpcHttp(url: string, timeoutMs: number): CustomTransport {
       req.end(body);
     });
 
-  return custom(
-    {
-      async request({ method, params }: { method: string; params?: unknown }) {
-        nextId += 1;
-        const body = JSON.stringify({ jsonrpc: '2.0', id: nextId, method, params: params ?? [] });
-        const reply = JSON.parse(await post(method, body)) as {
-          result?: unknown;
-          error?: { code: number; message: string; data?: unknown };
-        };
-        if (reply.error) {
-          throw new NodeRpcError(reply.error.message, reply.error.code, reply.error.data);
-        }
-        return reply.result;
-      },
+  return {
+    async request({ method, params }: { method: string; params?: unknown }) {
+      nextId += 1;
+      const body = JSON.stringify({ jsonrpc: '2.0', id: nextId, method, params: params ?? [] });
+      const reply = JSON.parse(await post(method, body)) as {
+        result?: unknown;
+        error?: { code: number; message: string; data?: unknown };
+      };
+      if (reply.error) {
+        throw new NodeRpcError(reply.error.message, reply.error.code, reply.error.data);
+      }
+      return reply.result;
     },
-    { retryCount: 0 },
-  );
+  };
 }

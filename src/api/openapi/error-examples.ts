@@ -20,6 +20,8 @@ const MESSAGES: Record<ErrorCode, string> = {
   [ErrorCode.InsufficientBalance]: 'Amount exceeds usd_available',
   [ErrorCode.AddressNotAllowed]:
     'destination_address is not ACTIVE in your withdrawal address book',
+  [ErrorCode.AddressSanctioned]:
+    'destination_address is on the sanctions list in force (OFAC SDN, list of 2024-09-27)',
   [ErrorCode.LimitExceeded]: 'At most 10 webhook endpoints per merchant',
   [ErrorCode.RateLimited]: 'Rate limit of 100 requests per minute exceeded; retry in 42 seconds',
   [ErrorCode.InternalError]: 'Internal error; quote the request id',
@@ -35,6 +37,7 @@ const ONLY_FROM: Partial<Record<ErrorCode, string[]>> = {
   [ErrorCode.InvalidAddress]: ['createOnramp', 'createWithdrawal', 'createWithdrawalAddress'],
   [ErrorCode.InsufficientBalance]: ['createWithdrawal'],
   [ErrorCode.AddressNotAllowed]: ['createWithdrawal'],
+  [ErrorCode.AddressSanctioned]: ['createOnramp', 'createWithdrawal', 'createWithdrawalAddress'],
   // The operations that create a counted thing list themselves here (webhook endpoints...).
   [ErrorCode.LimitExceeded]: ['createApiKey', 'createWebhookEndpoint', 'createWithdrawalAddress'],
   [ErrorCode.RateUnavailable]: ['getRate', 'createOnramp'],

@@ -201,7 +201,11 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     responses: {
       200: {
         merchant_id: MERCHANT_ID,
-        balances: { usd_available: '125.500000', usd_pending_withdrawal: '25.000000' },
+        balances: {
+          usd_available: '125.500000',
+          usd_pending_withdrawal: '25.000000',
+          usd_reserved: '12.550000',
+        },
         updated_at: AT,
       },
     },

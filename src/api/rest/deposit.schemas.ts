@@ -66,8 +66,14 @@ export const BalanceResponse = Type.Object(
   {
     merchant_id: Type.String(),
     balances: Type.Object({
-      usd_available: Type.String({ description: 'USD, 6 decimals' }),
+      usd_available: Type.String({
+        description:
+          'USD, 6 decimals; below zero (a leading "-") while the merchant owes for a reversal it is liable for',
+      }),
       usd_pending_withdrawal: Type.String({ description: 'USD, 6 decimals' }),
+      usd_reserved: Type.String({
+        description: "USD, 6 decimals: held by the merchant's reserve until released (v0.3)",
+      }),
     }),
     updated_at: Type.String({ format: 'date-time' }),
   },

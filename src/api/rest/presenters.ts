@@ -67,6 +67,7 @@ export function presentBalance(b: MerchantBalance) {
     balances: {
       usd_available: b.usdAvailable,
       usd_pending_withdrawal: b.usdPendingWithdrawal,
+      usd_reserved: b.usdReserved,
     },
     updated_at: b.updatedAt.toISOString(),
   };

@@ -27,6 +27,9 @@ import { Migration20261128150700_resolution_link_attempts } from './Migration202
 import { Migration20261128170000_bank_providers } from './Migration20261128170000_bank_providers';
 import { Migration20261128170100_onramp_customer } from './Migration20261128170100_onramp_customer';
 import { Migration20261128170200_fx_venue_orders } from './Migration20261128170200_fx_venue_orders';
+import { Migration20261129100000_reserves } from './Migration20261129100000_reserves';
+import { Migration20261129110100_sanctions } from './Migration20261129110100_sanctions';
+import { Migration20261129120100_payout_reorgs } from './Migration20261129120100_payout_reorgs';
 import { Migration20261129140100_trace_context } from './Migration20261129140100_trace_context';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
@@ -116,6 +119,18 @@ export const migrationsList = [
   {
     name: 'Migration20261128170200_fx_venue_orders',
     class: Migration20261128170200_fx_venue_orders,
+  },
+  {
+    name: 'Migration20261129100000_reserves',
+    class: Migration20261129100000_reserves,
+  },
+  {
+    name: 'Migration20261129110100_sanctions',
+    class: Migration20261129110100_sanctions,
+  },
+  {
+    name: 'Migration20261129120100_payout_reorgs',
+    class: Migration20261129120100_payout_reorgs,
   },
   {
     name: 'Migration20261129140100_trace_context',

@@ -13,6 +13,11 @@ export class BalanceType {
   @Field(() => String)
   usdPendingWithdrawal!: string;
 
+  @Field(() => String, {
+    description: "Held by the merchant's reserve until released (v0.3); 6 places.",
+  })
+  usdReserved!: string;
+
   @Field(() => GraphQLISODateTime)
   updatedAt!: Date;
 
@@ -20,6 +25,7 @@ export class BalanceType {
     return Object.assign(new BalanceType(), {
       usdAvailable: balance.usdAvailable,
       usdPendingWithdrawal: balance.usdPendingWithdrawal,
+      usdReserved: balance.usdReserved,
       updatedAt: balance.updatedAt,
     });
   }

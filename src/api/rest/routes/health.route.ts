@@ -2,21 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../../container';
 import { ErrorCode } from '../../../domain/errors';
 import { HealthResponse, refTo } from '../schemas';
-
-/** What `/health` says of each provider: the bank ones' last checks, the others' names. */
-function providersReport(services: Services) {
-  const config = services.config;
-  return {
-    bank: services.bankProviders.report().map((state) => ({
-      name: state.name,
-      ok: state.ok,
-      checked_at: state.checkedAt ? state.checkedAt.toISOString() : null,
-      ...(state.detail ? { detail: state.detail } : {}),
-    })),
-    rate_sources: [...config.RATE_SOURCES],
-    fx_venue: config.FX_VENUE,
-  };
-}
+import { providersReport } from '../../probes/providers-report';
 
 export const healthRoutes =
   (services: Services, version: string): FastifyPluginAsyncTypebox =>
