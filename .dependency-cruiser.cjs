@@ -80,6 +80,11 @@ const MODULE_ALLOWLIST = [
     why: 'a settlement batch reads its onramps’ destinations in one query',
   },
   {
+    from: 'src/deposits/settlement-screening.ts',
+    to: 'src/onramps/onramp-sql.ts',
+    why: 'sanctions screening reads a settlement batch’s destinations in one query',
+  },
+  {
     from: 'src/deposits/settlement-claim.ts',
     to: 'src/rates/rate-sql.ts',
     why: 'claiming deposits to settle picks each one’s rate in the claiming statement',

@@ -11,6 +11,7 @@ import { refuseSimulationsInProduction } from '../src/config-production';
 import { startBankProviderChecks } from '../src/adapters/bank/bank-providers';
 import { forgetSecrets, warnAboutSecrets } from '../src/crypto/process-secrets';
 import {
+  type AgendaStore,
   backendName,
   connectAgenda,
   drainAgenda,
@@ -37,7 +38,8 @@ import { debugRequested, exitOnStartupFailure } from '../src/lib/startup-failure
 import { providersReport } from '../src/api/probes/providers-report';
 import type { Registry } from 'prom-client';
 import { MongoJobStoreHealth } from './job-store-health';
-import { SettlementDrain } from '../src/deposits';
+import { depositTraceParents, SettlementDrain } from '../src/deposits';
+import { startTracing, type Tracing } from '../src/tracing';
 import { CHAINS } from '../src/domain/assets';
 import { lowBalanceThresholds } from '../src/domain/hot-wallet-funds';
 
@@ -65,6 +67,7 @@ async function main(): Promise<void> {
   refuseSimulationsInProduction(config);
   forgetSecrets(process.env);
   const { log, output: logOutput } = serviceLogger('jobs', config);
+  const tracing = await startTracing(config, 'jobs', log);
   const databaseUrl = requireDatabaseUrl(config);
   // With MongoDB as Agenda's store, it is reported too (down until Agenda has connected).
   const mongoHealth = config.AGENDA_MONGODB_URL ? new MongoJobStoreHealth() : undefined;
@@ -87,7 +90,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stopWhileStarting).once('SIGINT', stopWhileStarting);
   await databaseReadyToStart({ databaseUrl, maxWaitSeconds: config.DATABASE_WAIT_SECONDS, log });
   probes.phase = 'starting';
-  await startJobs({ config, log, logOutput, databaseUrl, http, mongoHealth, probes });
+  await startJobs({ config, log, logOutput, databaseUrl, http, mongoHealth, probes, tracing });
 }
 
 /** Everything that needs the database: the ORM, the services, Agenda and the drains. */
@@ -99,10 +102,13 @@ async function startJobs(options: {
   http: RunnerHttp;
   mongoHealth: MongoJobStoreHealth | undefined;
   probes: ProbeState;
+  tracing: Tracing | null;
 }): Promise<void> {
-  const { config, log, logOutput, databaseUrl, http, mongoHealth, probes } = options;
+  const { config, log, logOutput, databaseUrl, http, mongoHealth, probes, tracing } = options;
   const orm = await openOrm({ databaseUrl, poolMax: config.DB_POOL_MAX });
   probes.orm = orm;
+  // Agenda's store, once connected (the queue gauges read MongoDB through it).
+  const connected: { store?: AgendaStore } = {};
   const metrics = createJobRunnerMetrics({
     orm,
     log,
@@ -110,6 +116,7 @@ async function startJobs(options: {
     jobNames: jobs.map((job) => job.name),
     configuredChains: () => services.chains.configured().map((gateway) => gateway.chain),
     logOutput,
+    mongoDb: () => connected.store?.mongoDb(),
     chainNodes: {
       gateways: () => services.chains.configured(),
       thresholds: (chain) => lowBalanceThresholds(config, chain),
@@ -144,6 +151,7 @@ async function startJobs(options: {
   await notifications.start();
   const agendaName = `jobs-${process.pid}`;
   const agendaStore = await connectAgenda(config, databaseUrl, agendaName, log, notifications);
+  connected.store = agendaStore;
   const { agenda } = agendaStore;
   const mongoDb = agendaStore.mongoDb();
   if (mongoHealth && mongoDb) mongoHealth.attach(mongoDb);
@@ -165,6 +173,8 @@ async function startJobs(options: {
     },
     log,
     metrics.observeWebhookAttempt,
+    // Tracing on: each attempt of a deposit's event joins the deposit's trace.
+    tracing ? depositTraceParents : undefined,
   );
   const settlement = new SettlementDrain(
     services.settlement,
@@ -266,6 +276,7 @@ async function startJobs(options: {
     await http.close();
     metrics.close();
     await orm.close();
+    await tracing?.shutdown();
   });
 }
 

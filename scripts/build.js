@@ -22,6 +22,7 @@ try {
   );
   buildDashboard(join(staging, 'dashboard'));
   buildReference(join(staging, 'reference'));
+  writeBuildInfo(staging);
   copySanctionsSnapshot(join(staging, 'data', 'sanctions'));
   try {
     renameSync(join(root, 'dist'), retired);
@@ -105,6 +106,26 @@ function buildReference(out) {
   });
   copyFileSync(join(root, 'reference', 'docs.html'), join(out, 'docs', 'index.html'));
   copyFileSync(join(root, 'reference', 'graphiql.html'), join(out, 'graphiql', 'index.html'));
+}
+
+/**
+ * <out>/build-info.json: the commit built, for `onramp_build_info` (src/version.ts). Left out
+ * when the source is not a git checkout (an image built from a copied tree): then the
+ * ONRAMP_COMMIT variable names it, or the label stays empty.
+ */
+function writeBuildInfo(out) {
+  let commit;
+  try {
+    commit = execFileSync('git', ['rev-parse', 'HEAD'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .toString()
+      .trim();
+  } catch {
+    return;
+  }
+  require('node:fs').writeFileSync(join(out, 'build-info.json'), `${JSON.stringify({ commit })}\n`);
 }
 
 /**

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { configSchema } from './config';
 import { SERVICE_CONFIG_SECTIONS } from './config-docs-service';
 import { MONEY_CONFIG_SECTIONS } from './config-docs-money';
+import { OBSERVABILITY_CONFIG_SECTIONS } from './config-docs-observability';
 import type { ConfigSection } from './config-docs-types';
 
 /** One setting as documented: its schema facts and its meaning. */
@@ -75,10 +76,13 @@ export interface ConfigDocsSource {
   schema: z.ZodObject;
   sections: ConfigSection[];
 }
-const SERVICE: ConfigDocsSource = {
-  schema: configSchema,
-  sections: [...SERVICE_CONFIG_SECTIONS, ...MONEY_CONFIG_SECTIONS],
-};
+/** Every section of docs/configuration.md, in order. */
+export const CONFIG_SECTIONS: ConfigSection[] = [
+  ...SERVICE_CONFIG_SECTIONS,
+  ...OBSERVABILITY_CONFIG_SECTIONS,
+  ...MONEY_CONFIG_SECTIONS,
+];
+const SERVICE: ConfigDocsSource = { schema: configSchema, sections: CONFIG_SECTIONS };
 
 /** Every setting of the schema with its documentation, in the sections' order. */
 function documentedSections({
@@ -112,7 +116,9 @@ function documentedSections({
     }),
   }));
   for (const name of undocumented) {
-    problems.push(`${name} has no description (src/config-docs-service.ts or -money.ts)`);
+    problems.push(
+      `${name} has no description (src/config-docs-service.ts, -observability.ts or -money.ts)`,
+    );
   }
   if (problems.length > 0) throw new Error(`configuration docs:\n  ${problems.join('\n  ')}`);
   return [...sections, { title: '`npm start` only', fields: START_ONLY }];

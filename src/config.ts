@@ -18,6 +18,7 @@ import { webhookConfigFields } from './config-webhooks';
 import { resolutionLinkConfigFields } from './config-resolution-links';
 import { readPathConfig } from './config-read-path';
 import { logConfigFields } from './config-logs';
+import { observabilityConfigFields } from './config-observability';
 import { chainConfigFields, chainConfigProblems } from './config-chains';
 import { reserveConfigFields } from './config-reserves';
 import { databaseConfigFields } from './config-database';
@@ -71,8 +72,7 @@ export const configSchema = z.object({
   RATE_LIMIT_PER_MINUTE: positiveInt(100),
   /** Failed authentications a client address may make per minute before it is refused (429). */
   RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: positiveInt(100),
-  /** How often processes count deposits by status for the `onramp_deposits` gauge. */
-  DEPOSITS_GAUGE_REFRESH_SECONDS: positiveInt(15),
+  ...observabilityConfigFields,
   FEE_BPS: z.coerce.number().int().min(0).max(9999).default(50),
   /** Onramps a merchant may create per Africa/Lagos day; the next one freezes the merchant. */
   ONRAMP_DAILY_LIMIT: positiveInt(1000),

@@ -13,6 +13,7 @@ import { AddressLimiter } from './api/address-limit';
 import { createRateLimitStore } from './api/rate-limit';
 import { createGatewayMetrics } from './metrics/gateway-metrics';
 import { VERSION } from './version';
+import { startTracing } from './tracing';
 import { exitGracefullyOnSignals } from './shutdown';
 import { requireDatabaseUrl } from './db/database-url';
 import { DepositEventHub } from './api/subscriptions/deposit-event-hub';
@@ -40,6 +41,8 @@ async function main(): Promise<void> {
   refuseSimulationsInProduction(config);
   forgetSecrets(process.env);
   const { log: logger, output: logOutput } = serviceLogger('gateway', config);
+  // Before the server is built: with tracing on, every request runs in a span.
+  const tracing = await startTracing(config, 'gateway', logger);
   const databaseUrl = requireDatabaseUrl(config);
   const services = createServices(config, systemClock);
   // Both ports answer the probes from the first moment (a taken one fails start-up at once);
@@ -106,6 +109,7 @@ async function main(): Promise<void> {
     log: logger,
     depositsRefreshMs: config.DEPOSITS_GAUGE_REFRESH_SECONDS * 1000,
     logOutput,
+    commit: config.ONRAMP_COMMIT,
   });
   // One set of counters for both listeners: a failed operator token and a failed API key
   // count against the same address.
@@ -153,6 +157,7 @@ async function main(): Promise<void> {
     await internal.close();
     metrics.close();
     await orm.close();
+    await tracing?.shutdown();
   });
 }
 

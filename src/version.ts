@@ -15,3 +15,18 @@ function findVersion(): string {
 }
 
 export const VERSION = findVersion();
+
+/**
+ * The commit this build came from, as `npm run build` recorded it in dist/build-info.json; ''
+ * when it could not (no git checkout: then ONRAMP_COMMIT names it, see src/metrics/build-info.ts).
+ */
+function findCommit(): string {
+  try {
+    const info = JSON.parse(readFileSync(join(__dirname, '..', 'build-info.json'), 'utf8'));
+    return typeof info.commit === 'string' ? info.commit : '';
+  } catch {
+    return '';
+  }
+}
+
+export const BUILT_COMMIT = findCommit();

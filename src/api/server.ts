@@ -1,3 +1,4 @@
+import { nameRequestSpans, requestTracingOptions } from './request-tracing';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -81,9 +82,11 @@ export async function buildGateway(options: GatewayOptions) {
   const { orm, services } = options;
   const { metrics, limiter } = options;
   const production = services.config.ONRAMP_ENV === 'production';
-  const app = Fastify(
-    edgeServerOptions(options.logger, services.config.TRUST_PROXY),
-  ).withTypeProvider<TypeBoxTypeProvider>();
+  const app = Fastify({
+    ...edgeServerOptions(options.logger, services.config.TRUST_PROXY),
+    ...requestTracingOptions(),
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  nameRequestSpans(app as unknown as FastifyInstance);
 
   app.setValidatorCompiler(validatorCompiler);
   addSharedSchemas(app as unknown as FastifyInstance);

@@ -14,6 +14,8 @@ export interface PayoutOrder {
   toAddress: string;
   amount: string;
   depositId: string;
+  /** The trace its spans join (the settlement span's `traceparent`); null when untraced. */
+  traceParent: string | null;
 }
 
 export interface DepositPayouts {

@@ -21,41 +21,13 @@ import type { BatchMove, DepositTransitions } from './deposit-transitions';
 import { claimPending, lockHeld, type ClaimedDeposit, type HeldDeposit } from './settlement-claim';
 import { conversionPostings } from './conversion-postings';
 import { reportSettled, type SettlementObserver } from './settlement-observer';
+import { startBatchSpans, type BatchSpans } from '../lib/trace-context';
 import type { SanctionsMatch } from '../domain/sanctions-screening';
+import { screenClaimed, type Stopped } from './settlement-screening';
 
-/** A claimed deposit whose onramp's destination is on the sanctions list: it pays nothing. */
-interface Stopped {
-  address: string;
-  listDate: string | null;
-}
+import type { BatchResult, SettleOutcome, SettlementOptions } from './settlement-result';
 
-export type SettleOutcome = 'SETTLED' | 'PENDING_WITHDRAWAL' | 'FLAGGED' | 'FAILED' | 'skipped';
-
-export interface SettlementOptions {
-  /** Deposits claimed per batch. */
-  batchSize: number;
-  /** How long a claim holds before another run may take the deposit (its holder presumed dead). */
-  claimSeconds: number;
-}
-
-export interface BatchResult {
-  /** Deposits this run claimed (a full batch means more may be waiting). */
-  claimed: number;
-  /** What became of each deposit the run applied; a claimed deposit absent here was skipped. */
-  outcomes: Map<string, SettleOutcome>;
-  /**
-   * Deposits not applied (the venue unreachable, or their apply failed): left claimed, taken
-   * again once the claim expires.
-   */
-  deferred: Array<{ depositId: string; error: unknown }>;
-  /**
-   * Deposits filled at the venue whose fill this run did not apply: settled by the run that
-   * claimed them after this run's claim expired (same order, so nothing is lost), or moved out
-   * of PENDING_FX meanwhile (a bank reversal): then the venue holds an order the ledger does
-   * not, for the operator to see in the log.
-   */
-  unapplied: string[];
-}
+export type { BatchResult, SettleOutcome, SettlementOptions };
 
 /**
  * Converts PENDING_FX deposits in batches, with no network call inside a transaction:
@@ -103,10 +75,32 @@ export class DepositSettlementService {
       unapplied: [],
     };
     if (claimed.length === 0) return result;
+    // Tracing on: a span per deposit recorded in a traced request, joining its trace.
+    const spans = startBatchSpans('deposit.settle', claimed, {
+      'onramp.settlement.batch_size': claimed.length,
+    });
+    try {
+      return await this.settleClaimed(em, claim, claimed, result, spans);
+    } finally {
+      spans.endAll();
+    }
+  }
 
+  private async settleClaimed(
+    em: EntityManager,
+    claim: string,
+    claimed: ClaimedDeposit[],
+    result: BatchResult,
+    spans: BatchSpans,
+  ): Promise<BatchResult> {
     // Screened before any FX order: a listed destination's deposit is not converted at all.
-    const stopped = await this.screen(em, claimed);
+    const stopped = await screenClaimed(em, claimed, this.sanctions);
     const priced = claimed.filter((c) => c.rateId !== null && !stopped.has(c.id));
+    const orderSpans = startBatchSpans(
+      'fx.order',
+      priced.map((c) => ({ id: c.id, traceParent: spans.traceParentOf(c.id) })),
+      { 'onramp.fx.orders': priced.length },
+    );
     const fills = await placeOrders(
       this.venueFor(em.fork()),
       priced.map((c) => ({
@@ -115,12 +109,15 @@ export class DepositSettlementService {
         amountNgn: dec(c.amountNgn),
         marketRateNgnPerUsd: dec(c.marketRate!),
       })),
-    );
+    ).finally(() => orderSpans.endAll());
     const outcomes = new Map<string, FxOutcome>();
     priced.forEach((c, i) => {
       const outcome = fills[i];
+      const error = 'error' in outcome ? outcome.error : undefined;
+      orderSpans.end(c.id, { 'onramp.fx.client_order_id': c.fxOrderId }, error);
       if ('error' in outcome && !isFxFailure(outcome.error)) {
         result.deferred.push({ depositId: c.id, error: outcome.error });
+        spans.end(c.id, undefined, outcome.error);
       } else {
         outcomes.set(c.id, outcome);
       }
@@ -130,7 +127,7 @@ export class DepositSettlementService {
     );
     const applyInTransaction = (batch: ClaimedDeposit[]) =>
       retryOnConflict(() =>
-        em.fork().transactional((tx) => this.apply(tx, claim, batch, outcomes, stopped)),
+        em.fork().transactional((tx) => this.apply(tx, claim, batch, outcomes, stopped, spans)),
       );
     let settled: HeldDeposit[];
     try {
@@ -145,11 +142,16 @@ export class DepositSettlementService {
           settled.push(...(await applyInTransaction([deposit])));
         } catch (single) {
           result.deferred.push({ depositId: deposit.id, error: single });
+          spans.end(deposit.id, undefined, single);
         }
       }
     }
     for (const deposit of settled) {
       result.outcomes.set(deposit.id, deposit.status as SettleOutcome);
+      spans.end(deposit.id, {
+        'onramp.deposit.id': deposit.id,
+        'onramp.deposit.status': deposit.status,
+      });
       if (deposit.status === 'SETTLED') reportSettled(this.onSettled, deposit);
     }
     const failed = new Set(result.deferred.map((d) => d.depositId));
@@ -175,6 +177,7 @@ export class DepositSettlementService {
     ready: ClaimedDeposit[],
     outcomes: Map<string, FxOutcome>,
     stopped: Map<string, Stopped>,
+    spans: BatchSpans,
   ): Promise<HeldDeposit[]> {
     const held = await lockHeld(
       tx,
@@ -239,7 +242,7 @@ export class DepositSettlementService {
       if (toChain) onChain.push(deposit);
       else credits.push({ merchantId: deposit.merchantId, depositId: deposit.id, amountAsset });
     }
-    await this.createPayouts(tx, onChain);
+    await this.createPayouts(tx, onChain, spans);
     // Merchant balance rows are locked in one order (by account id) by every batch, so two
     // runners' batches crediting the same merchants wait on each other instead of deadlocking.
     conversions.sort((a, b) => (a.owedTo < b.owedTo ? -1 : a.owedTo > b.owedTo ? 1 : 0));
@@ -252,28 +255,12 @@ export class DepositSettlementService {
     return held;
   }
 
-  /** The claimed deposits whose onramp pays out to a listed address (one short read). */
-  private async screen(
-    em: EntityManager,
-    claimed: ClaimedDeposit[],
-  ): Promise<Map<string, Stopped>> {
-    const stopped = new Map<string, Stopped>();
-    if (!this.sanctions) return stopped;
-    const sanctions = this.sanctions;
-    await em.fork().transactional(async (tx) => {
-      const addressOf = await onrampDestinations(tx, [...new Set(claimed.map((c) => c.onrampId))]);
-      if (addressOf.size === 0) return;
-      const { listDate, listed } = await sanctions.listedAmong(tx, [...addressOf.values()]);
-      for (const c of claimed) {
-        const address = addressOf.get(c.onrampId);
-        if (address && listed.has(address.toLowerCase())) stopped.set(c.id, { address, listDate });
-      }
-    });
-    return stopped;
-  }
-
   /** AUTO_WITHDRAW: the payout of each converted deposit, to its onramp's address. */
-  private async createPayouts(tx: EntityManager, deposits: HeldDeposit[]): Promise<void> {
+  private async createPayouts(
+    tx: EntityManager,
+    deposits: HeldDeposit[],
+    spans: BatchSpans,
+  ): Promise<void> {
     if (deposits.length === 0) return;
     const addressOf = await onrampDestinations(tx, [...new Set(deposits.map((d) => d.onrampId))]);
     await this.payouts.create(
@@ -285,6 +272,7 @@ export class DepositSettlementService {
         toAddress: addressOf.get(deposit.onrampId)!,
         amount: deposit.amountAsset!,
         depositId: deposit.id,
+        traceParent: spans.traceParentOf(deposit.id),
       })),
     );
   }

@@ -41,3 +41,4 @@ export { ResolutionLinkService } from './resolution-links.service';
 export { PayerChoiceRefused, ResolutionLinkRefused } from './payer-choice';
 export type { PayerChoice } from './payer-choice';
 export type { PayerPageView } from './resolution-links.service';
+export { depositTraceParents } from './deposit-traces';

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeInTransaction } from '../db/locks';
+import { activeTraceParent } from '../lib/trace-context';
 import type { DepositView } from './deposit-view';
 
 /** A deposit as ingestion writes it: what the API shows, and the internal columns. */
@@ -39,6 +40,7 @@ const COLUMNS = [
   'lagos_day',
   'created_at',
   'updated_at',
+  'trace_parent',
 ];
 
 // The transaction columns (tx_hash, fx_executed_at, reversed_at, settled_at, fx_order_id)
@@ -77,6 +79,8 @@ export async function insertDeposit(tx: EntityManager, d: NewDeposit): Promise<b
     d.lagosDay,
     d.createdAt,
     d.updatedAt,
+    // The request's trace, when tracing is on: the runner's spans for this deposit join it.
+    activeTraceParent(),
   ]);
   return inserted.length > 0;
 }

@@ -17,6 +17,8 @@ export interface ClaimedDeposit {
   inverseRate: string | null;
   /** The venue's idempotency key, recorded before the order is placed. */
   fxOrderId: string;
+  /** The trace of the request that recorded it (tracing on), for the settlement's spans. */
+  traceParent: string | null;
 }
 
 export interface ClaimRequest {
@@ -51,6 +53,7 @@ export async function claimPending(
       market_rate: string | null;
       inverse_rate: string | null;
       fx_order_id: string;
+      trace_parent: string | null;
     }>
   >(
     `with picked as (
@@ -66,7 +69,8 @@ export async function claimPending(
             rate_id = coalesce(d.rate_id, ${newestValidRateIdSql("coalesce(d.asset, 'USD')")})
        from picked
       where d.id = picked.id
-     returning d.id, d.merchant_id, d.onramp_id, d.amount_ngn::text as amount_ngn, d.rate_id, d.fx_order_id,
+     returning d.id, d.merchant_id, d.onramp_id, d.amount_ngn::text as amount_ngn, d.rate_id,
+       d.fx_order_id, d.trace_parent,
        ${rateColumnSql('market_rate', 'd.rate_id')} as market_rate,
        ${rateColumnSql('inverse_rate', 'd.rate_id')} as inverse_rate`,
     [
@@ -87,6 +91,7 @@ export async function claimPending(
     marketRate: r.market_rate,
     inverseRate: r.inverse_rate,
     fxOrderId: r.fx_order_id,
+    traceParent: r.trace_parent,
   }));
 }
 

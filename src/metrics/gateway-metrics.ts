@@ -21,7 +21,7 @@ export interface GatewayMetrics {
 }
 
 /**
- * The gateway's `/metrics` (on the internal listener): process defaults, request latency,
+ * The gateway's `/metrics` (on the internal listener): process defaults and build, request latency,
  * deposits, graphql-ws sockets. A scrape reads memory only; nothing in it queries the database.
  */
 export function createGatewayMetrics(options: {
@@ -30,8 +30,10 @@ export function createGatewayMetrics(options: {
   depositsRefreshMs?: number;
   /** The process's log output (src/logger.ts): its dropped lines become a counter. */
   logOutput?: { droppedLines(): number };
+  /** ONRAMP_COMMIT, for `onramp_build_info` when the build did not record its commit. */
+  commit?: string;
 }): GatewayMetrics {
-  const registry = createRegistry();
+  const registry = createRegistry({ commit: options.commit });
   if (options.logOutput) registerLogMetrics(registry, options.logOutput);
   const observeRequest = registerHttpMetrics(registry);
   const deposits = registerDepositsGauge(

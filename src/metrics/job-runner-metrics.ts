@@ -1,15 +1,20 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { systemClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import type { SettlementObserver } from '../deposits';
 import { registerChainHealthGauge } from './chain-health';
 import { registerChainNodeMetrics, type ChainNodeMetricsOptions } from './chain-nodes';
 import { registerDepositsGauge } from './deposits';
-import { registerJobQueueGauges } from './job-queue';
+import { mongoQueue, postgresQueue, registerJobQueueGauges } from './job-queue';
 import { registerLogMetrics } from './logs';
 import { createRegistry } from './registry';
+import { registerRateAgeGauges } from './rate-age';
 import { registerSettlementMetrics } from './settlement';
+import { registerStuckPayoutGauges } from './stuck-payouts';
+import { registerWebhookBacklogGauges } from './webhook-backlog';
 import { registerWebhookMetrics, type WebhookAttemptObserver } from './webhooks';
 
 export interface JobRunnerMetrics {
@@ -23,8 +28,10 @@ export interface JobRunnerMetrics {
 }
 
 /**
- * The job runner's `/metrics`: process defaults, deposits, settlement latency, webhook
- * attempts, the Agenda queue (PostgreSQL store only) and chain health.
+ * The job runner's `/metrics`: process defaults and build, deposits, settlement latency,
+ * webhook attempts and backlog, the Agenda queue (either store), chain health, rate age and
+ * stuck payouts (docs/observability.md). The database-read gauges are the same on every
+ * runner: aggregate across runners with max().
  */
 export function createJobRunnerMetrics(options: {
   orm: MikroORM;
@@ -34,10 +41,17 @@ export function createJobRunnerMetrics(options: {
   configuredChains: () => readonly string[];
   /** The process's log output (src/logger.ts): its dropped lines become a counter. */
   logOutput?: { droppedLines(): number };
+  /** The ages are computed by it (default: the system clock). */
+  clock?: Clock;
+  /** Agenda's MongoDB database once connected, when AGENDA_MONGODB_URL is set. */
+  mongoDb?: () => Db | undefined;
   /** RPC nodes and hot wallets per chain (src/metrics/chain-nodes.ts). */
   chainNodes?: Omit<ChainNodeMetricsOptions, 'log'>;
 }): JobRunnerMetrics {
-  const registry = createRegistry();
+  const { orm, log, config } = options;
+  const clock = options.clock ?? systemClock;
+  const cacheMs = config.METRICS_CACHE_SECONDS * 1000;
+  const registry = createRegistry({ commit: config.ONRAMP_COMMIT });
   if (options.logOutput) registerLogMetrics(registry, options.logOutput);
   const deposits = registerDepositsGauge(
     registry,
@@ -47,13 +61,19 @@ export function createJobRunnerMetrics(options: {
   );
   const observeSettlement = registerSettlementMetrics(registry);
   const observeWebhookAttempt = registerWebhookMetrics(registry);
-  // With the MongoDB store the queue lives there; these gauges are left out.
-  if (!options.config.AGENDA_MONGODB_URL) {
-    registerJobQueueGauges(registry, options.orm, options.log, options.jobNames);
-  }
-  registerChainHealthGauge(registry, options.orm, options.log, options.configuredChains);
+  const queue = config.AGENDA_MONGODB_URL
+    ? mongoQueue(options.mongoDb ?? (() => undefined), log)
+    : postgresQueue(orm, log);
+  registerJobQueueGauges(registry, queue, { jobNames: options.jobNames, clock, cacheMs });
+  registerChainHealthGauge(registry, orm, log, options.configuredChains);
+  registerRateAgeGauges(registry, orm, log, clock, cacheMs);
+  registerStuckPayoutGauges(registry, orm, log, clock, {
+    stuckSeconds: config.PAYOUT_STUCK_ALERT_SECONDS,
+    cacheMs,
+  });
+  registerWebhookBacklogGauges(registry, orm, log, clock, cacheMs);
   if (options.chainNodes) {
-    registerChainNodeMetrics(registry, { ...options.chainNodes, log: options.log });
+    registerChainNodeMetrics(registry, { ...options.chainNodes, log });
   }
   return {
     registry,

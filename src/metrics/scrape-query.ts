@@ -53,3 +53,22 @@ export function sharedPerScrape<T>(load: () => Promise<T>): () => Promise<T> {
     return inFlight;
   };
 }
+
+/**
+ * `load` at most once per `ttlMs` (a few seconds): the scrapes in between reuse its last
+ * answer, so a scrape storm costs the database one query per gauge per `ttlMs`. A failed load
+ * (null) is not kept: the next scrape asks again. Concurrent scrapes share one load.
+ */
+export function cachedFor<T>(
+  ttlMs: number,
+  load: () => Promise<T | null>,
+): () => Promise<T | null> {
+  const shared = sharedPerScrape(load);
+  let kept: { at: number; value: T } | null = null;
+  return async () => {
+    if (kept && performance.now() - kept.at < ttlMs) return kept.value;
+    const value = await shared();
+    kept = value === null ? null : { at: performance.now(), value };
+    return value;
+  };
+}

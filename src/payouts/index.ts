@@ -33,3 +33,4 @@ export type {
   MinedPayoutBooking,
   PayoutRiskReview,
 } from './payout-ports';
+export { OPEN_PAYOUT_STATUSES, STUCK_PAYOUTS_SQL } from './payout-gauges';

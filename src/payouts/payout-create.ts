@@ -15,6 +15,8 @@ export interface NewPayout {
   amount: string;
   depositId?: string;
   withdrawalId?: string;
+  /** The trace its signing spans join (its deposit's); null or unset when untraced. */
+  traceParent?: string | null;
 }
 
 /**
@@ -29,7 +31,8 @@ export async function createPayouts(
 ): Promise<Payout[]> {
   const now = clock.now();
   const payouts = inputs.map((input) => newPayout(clock, input, now));
-  await insertPayouts(tx, payouts);
+  const traces = new Map(payouts.map((payout, i) => [payout.id, inputs[i].traceParent ?? null]));
+  await insertPayouts(tx, payouts, traces);
   return payouts;
 }
 

@@ -150,17 +150,28 @@ const RECORD_COLUMNS = `r(id text, deposit_id text, withdrawal_id text, merchant
   confirmed_at timestamptz, block_number bigint, block_hash text, reorged_at timestamptz,
   cancel_reason text, created_at timestamptz, updated_at timestamptz)`;
 
-/** New payouts (each already moved to its first status), in one statement. */
-export async function insertPayouts(tx: EntityManager, payouts: Payout[]): Promise<void> {
+/**
+ * New payouts (each already moved to its first status), in one statement, each with the trace
+ * context it was created in (`traces`, by payout id; only written here, read by the signer).
+ */
+export async function insertPayouts(
+  tx: EntityManager,
+  payouts: Payout[],
+  traces: ReadonlyMap<string, string | null> = new Map(),
+): Promise<void> {
   if (payouts.length === 0) return;
   await executeInTransaction(
     tx,
     `insert into payouts (id, deposit_id, withdrawal_id, merchant_id, chain, asset, to_address,
        amount, amount_base_units, status, from_address, token_address, nonce, tx_hash,
        signed_at, broadcast_at, last_broadcast_at, confirmed_at, block_number, block_hash,
-       reorged_at, cancel_reason, created_at, updated_at)
-     select r.* from jsonb_to_recordset(?::jsonb) as ${RECORD_COLUMNS}`,
-    [JSON.stringify(payouts.map(recordOf))],
+       reorged_at, cancel_reason, created_at, updated_at, trace_parent)
+     select r.* from jsonb_to_recordset(?::jsonb) as ${RECORD_COLUMNS.replace(/\)$/, ', trace_parent text)')}`,
+    [
+      JSON.stringify(
+        payouts.map((p) => ({ ...recordOf(p), trace_parent: traces.get(p.id) ?? null })),
+      ),
+    ],
   );
 }
 

@@ -8,6 +8,7 @@ import type { ChainHealth as ChainHealthService } from './chain-health-port';
 import type { PayoutBroadcaster } from './payout-broadcast';
 import type { PayoutCanceller } from './payout-cancel';
 import { SIGN_BATCH, type ChainState, type PayoutSigner } from './payout-sign';
+import { startBatchSpans, type BatchSpans } from '../lib/trace-context';
 import type { HotWalletFunds } from './hot-wallet-funds';
 import type { Stablecoin } from '../domain/chains';
 
@@ -30,6 +31,7 @@ interface PendingRow {
   asset: Stablecoin;
   amount_base_units: string;
   created_at: Date | string;
+  trace_parent: string | null;
 }
 
 interface Lane {
@@ -146,11 +148,32 @@ export class PayoutSigningDrain {
       .fork()
       .getConnection()
       .execute<PendingRow[]>(
-        `select id, merchant_id, asset, amount_base_units::text, created_at from payouts
+        `select id, merchant_id, asset, amount_base_units::text, created_at, trace_parent
+           from payouts
           where chain = ? and status = 'PENDING' order by created_at, id limit ?`,
         [chain, SIGN_BATCH],
       );
     if (pending.length === 0) return { picked: 0, moved: 0 };
+    // Tracing on: a span per payout created in a traced settlement, joining its trace.
+    const spans = startBatchSpans(
+      'payout.sign_and_send',
+      pending.map((p) => ({ id: p.id, traceParent: p.trace_parent })),
+      { 'onramp.chain': chain, 'onramp.payouts.round_size': pending.length },
+    );
+    try {
+      return await this.signRound(em, chain, pending, totals, spans);
+    } finally {
+      spans.endAll();
+    }
+  }
+
+  private async signRound(
+    em: EntityManager,
+    chain: string,
+    pending: PendingRow[],
+    totals: SigningTotals,
+    spans: BatchSpans,
+  ): Promise<{ picked: number; moved: number }> {
     const ready = await this.cancelOrHold(em, chain, pending, totals);
     const gateway = this.chains.get(chain);
     const before = totals.signed + totals.rejected + totals.cancelled;
@@ -185,6 +208,7 @@ export class PayoutSigningDrain {
     results.forEach((result, k) => {
       if ('error' in result) {
         this.log.warn({ err: result.error, payoutId: payable[k], chain }, 'payout not signed');
+        spans.end(payable[k], undefined, result.error);
         return;
       }
       const value = result.value as Awaited<typeof result.value>;
@@ -193,6 +217,9 @@ export class PayoutSigningDrain {
     });
     totals.signed += signed.length;
     const relayed = await this.broadcaster.broadcastAll(em, gateway, signed);
+    for (const { payoutId } of signed) {
+      spans.end(payoutId, { 'onramp.payout.id': payoutId, 'onramp.payout.status': 'SIGNED' });
+    }
     if (signed.length > 0 || totals.rejected > 0) {
       this.log.info({ chain, signed: signed.length, relayed }, 'payouts signed');
     }

@@ -4,7 +4,12 @@
  */
 export { RateService } from './rate.service';
 export { getRate, newestValidRate } from './rate-reads';
-export { newestValidRateIdSql, pricingRateLateralSql, rateColumnSql } from './rate-sql';
+export {
+  NEWEST_RATE_PER_CURRENCY_SQL,
+  newestValidRateIdSql,
+  pricingRateLateralSql,
+  rateColumnSql,
+} from './rate-sql';
 
 import type { Rate } from './rate.entity';
 /** A rate as transports and other modules see it: read-only. */

@@ -1,3 +1,5 @@
+import { TEXT_ARRAY } from '../db/text-array';
+
 /**
  * SQL fragments over the `rates` table, for statements that other modules compose (a deposit's
  * arrival read, the settlement claim): the table stays this module's to change, and those
@@ -38,3 +40,16 @@ export function pricingRateLateralSql(rateIdSql: string, toSql: string): string 
         order by r3.created_at desc limit 1)
     ) p order by p.pick limit 1)`;
 }
+
+/**
+ * The newest rate to each quote currency of the `?` parameter (a TEXT_ARRAY of currencies):
+ * one index probe each (`rates_latest_idx`), whatever the table's size. Columns to_currency,
+ * from_currency, created_at, expires_at; a currency never quoted has no row. For the rate-age
+ * gauges, read at scrape time.
+ */
+export const NEWEST_RATE_PER_CURRENCY_SQL = `
+  select c.to_currency, r.from_currency, r.created_at, r.expires_at
+    from unnest(${TEXT_ARRAY}) as c(to_currency)
+    cross join lateral (
+      select from_currency, created_at, expires_at from rates
+       where to_currency = c.to_currency order by created_at desc limit 1) r`;

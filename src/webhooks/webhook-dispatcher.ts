@@ -1,11 +1,23 @@
 import { performance } from 'node:perf_hooks';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { SpanKind } from '@opentelemetry/api';
+import { inStoredTrace } from '../lib/trace-context';
 import type { AttemptOutcome } from './webhook-delivery.service';
 
 /** Told of each attempt's outcome and duration (the job runner's metrics). */
 export type WebhookAttemptObserver = (outcome: AttemptOutcome['kind'], seconds: number) => void;
 import type { ClaimedDelivery, WebhookDeliveryService } from './webhook-delivery.service';
+
+/**
+ * The stored trace context of these deposits (tracing on): each attempt of a deposit's event
+ * runs in a span of the deposit's trace. Filled by the composition root (deposits' read).
+ */
+export type DepositTraces = (
+  em: EntityManager,
+  depositIds: string[],
+) => Promise<Map<string, string>>;
 
 export interface DispatcherLimits {
   /** Attempts in flight in this runner, over all endpoints. */
@@ -43,6 +55,8 @@ export class WebhookDispatcher {
     private readonly log: Logger,
     /** Told the outcome and duration of every attempt (metrics). */
     private readonly observe?: WebhookAttemptObserver,
+    /** Tracing on only: where a deposit's trace context is read. */
+    private readonly traces?: DepositTraces,
   ) {}
 
   /** Claims due deliveries now; resolves when this round's claims are made (not sent). */
@@ -75,13 +89,26 @@ export class WebhookDispatcher {
         this.log.warn({ err: error }, 'could not claim webhook deliveries');
         return;
       }
-      for (const delivery of inOutboxOrder(claimed)) this.start(delivery);
+      const traced = await this.traceParents(claimed);
+      for (const delivery of inOutboxOrder(claimed)) {
+        this.start(delivery, traced.get(delivery.event.depositId ?? ''));
+      }
       // A full batch means more may be due right now.
       if (claimed.length === free) this.again = true;
     } while (this.again);
   }
 
-  private start(delivery: ClaimedDelivery): void {
+  /** The trace context of each claimed deposit event (none without tracing). */
+  private async traceParents(claimed: ClaimedDelivery[]): Promise<Map<string, string>> {
+    const ids = claimed.flatMap((d) => (d.event.depositId ? [d.event.depositId] : []));
+    if (!this.traces || ids.length === 0) return new Map();
+    return this.traces(this.orm.em.fork(), [...new Set(ids)]).catch((error: unknown) => {
+      this.log.warn({ err: error }, 'webhook traces not read; attempts go untraced');
+      return new Map<string, string>();
+    });
+  }
+
+  private start(delivery: ClaimedDelivery, traceParent?: string): void {
     const slot = slotOf(delivery);
     this.inFlight.set(slot, (this.inFlight.get(slot) ?? 0) + 1);
     this.total += 1;
@@ -90,7 +117,17 @@ export class WebhookDispatcher {
     let started = 0;
     const attempt = (previous ?? Promise.resolve()).then(() => {
       started = performance.now();
-      return this.deliveries.attempt(this.orm.em.fork(), delivery);
+      return inStoredTrace(
+        'webhook.deliver',
+        traceParent,
+        { 'onramp.webhook.delivery_id': delivery.id, 'onramp.event.kind': delivery.event.kind },
+        async (span) => {
+          const outcome = await this.deliveries.attempt(this.orm.em.fork(), delivery);
+          span?.setAttribute('onramp.webhook.outcome', outcome.kind);
+          return outcome;
+        },
+        SpanKind.CLIENT,
+      );
     });
     const done = attempt.then(
       () => undefined,

@@ -5,14 +5,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { z } from 'zod';
 import { configSchema } from '../../src/config';
-import { configurationMarkdown, envExampleText } from '../../src/config-docs';
-import { SERVICE_CONFIG_SECTIONS } from '../../src/config-docs-service';
-import { MONEY_CONFIG_SECTIONS } from '../../src/config-docs-money';
+import { CONFIG_SECTIONS, configurationMarkdown, envExampleText } from '../../src/config-docs';
 
 const ROOT = join(__dirname, '..', '..');
 const GENERATE = join(ROOT, 'scripts', 'generate-docs.js');
 const GENERATED = ['docs/configuration.md', '.env.example', 'docs/api.md'];
-const SECTIONS = [...SERVICE_CONFIG_SECTIONS, ...MONEY_CONFIG_SECTIONS];
+const SECTIONS = CONFIG_SECTIONS;
 // Each check builds the OpenAPI document and formats with Prettier in a child process.
 jest.setTimeout(60_000);
 

@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
 import { SettlementMode } from '../../src/domain/onramp-kinds';
 import { DEPOSIT_STATUSES } from '../../src/domain/deposit-state-machine';
@@ -34,6 +35,9 @@ function fakeOrm(answer: Answer): MikroORM {
   } as unknown as MikroORM;
 }
 
+/** The clock of the runner's registries: ages are computed from it. */
+const NOW = new Date('2026-11-22T12:00:00Z');
+
 const database: Answer = (sql) => {
   if (sql.includes('from deposits')) {
     return [
@@ -41,7 +45,33 @@ const database: Answer = (sql) => {
       { status: 'PENDING_FX', count: '2' },
     ];
   }
-  if (sql.includes('from agenda_jobs')) return [{ name: 'settle-deposit', depth: '3', lag: 1.5 }];
+  if (sql.includes('from agenda_jobs')) {
+    return [{ name: 'settle-deposit', depth: '3', oldest: new Date(NOW.getTime() - 1_500) }];
+  }
+  if (sql.includes('from rates')) {
+    return [
+      {
+        to_currency: 'USDC',
+        from_currency: 'NGN',
+        created_at: new Date(NOW.getTime() - 42_000),
+        expires_at: new Date(NOW.getTime() + 60_000),
+      },
+    ];
+  }
+  if (sql.includes('from payouts')) {
+    return [
+      {
+        chain: 'BASE',
+        status: 'SIGNED',
+        kind: 'withdrawal',
+        count: '2',
+        oldest: new Date(NOW.getTime() - 4_000_000),
+      },
+    ];
+  }
+  if (sql.includes('from webhook_deliveries')) {
+    return [{ pending: '5', due: '1', oldest: new Date(NOW.getTime() - 7_000) }];
+  }
   if (sql.includes('from chain_status')) {
     return [
       { chain: 'BASE', healthy: true },
@@ -76,6 +106,7 @@ function runnerMetrics(orm: MikroORM, log: Logger, env: Record<string, string> =
       config: { ...config, ...loadConfig(env) },
       jobNames: ['settle-deposit', 'process-payouts'],
       configuredChains: () => ['BASE', 'ETHEREUM'],
+      clock: new ManualClock(NOW),
     }),
   );
 }
@@ -244,9 +275,30 @@ describe('job runner metrics', () => {
     ]);
     expect(sampleValue(parsed, 'onramp_deposits', { status: 'SETTLED' })).toBe(7);
     expect(sampleValue(parsed, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+
+    // The operator gauges (docs/observability.md), ages by the registry's clock.
+    const usdc = { from: 'NGN', to: 'USDC' };
+    expect(sampleValue(parsed, 'onramp_rate_age_seconds', usdc)).toBe(42);
+    expect(sampleValue(parsed, 'onramp_rate_valid', usdc)).toBe(1);
+    expect(sampleValue(parsed, 'onramp_rate_valid', { from: 'NGN', to: 'USDT' })).toBe(0);
+    const stuck = { chain: 'BASE', status: 'SIGNED', kind: 'withdrawal' };
+    expect(sampleValue(parsed, 'onramp_payouts_stuck', stuck)).toBe(2);
+    expect(sampleValue(parsed, 'onramp_payouts_stuck', { chain: 'POLYGON' })).toBe(0);
+    expect(sampleValue(parsed, 'onramp_payouts_stuck_oldest_seconds', { chain: 'BASE' })).toBe(
+      4_000,
+    );
+    expect(sampleValue(parsed, 'onramp_webhook_backlog', { state: 'pending' })).toBe(5);
+    expect(sampleValue(parsed, 'onramp_webhook_backlog', { state: 'due' })).toBe(1);
+    expect(sampleValue(parsed, 'onramp_webhook_backlog_oldest_seconds')).toBe(7);
+    expect(parsed.get('onramp_build_info')?.samples).toEqual([
+      expect.objectContaining({
+        value: 1,
+        labels: expect.objectContaining({ node: process.version }),
+      }),
+    ]);
   });
 
-  it('queries the queue once per scrape for both queue gauges', async () => {
+  it('reuses a database read for METRICS_CACHE_SECONDS: a scrape storm costs one query per gauge', async () => {
     const { log } = quietLog();
     const queries: string[] = [];
     const metrics = runnerMetrics(
@@ -256,19 +308,44 @@ describe('job runner metrics', () => {
       }),
       log,
     );
+    await Promise.all(Array.from({ length: 10 }, () => metrics.registry.metrics()));
+    for (let i = 0; i < 10; i += 1) await metrics.registry.metrics();
+    for (const table of ['agenda_jobs', 'from rates', 'from payouts', 'from webhook_deliveries']) {
+      expect(queries.filter((sql) => sql.includes(table))).toHaveLength(1);
+    }
+  });
+
+  it('queries the queue once per scrape for both queue gauges (no reuse configured)', async () => {
+    const { log } = quietLog();
+    const queries: string[] = [];
+    const metrics = runnerMetrics(
+      fakeOrm((sql) => {
+        queries.push(sql);
+        return database(sql);
+      }),
+      log,
+      { METRICS_CACHE_SECONDS: '0' },
+    );
     await metrics.registry.metrics();
     expect(queries.filter((sql) => sql.includes('agenda_jobs'))).toHaveLength(1);
     await metrics.registry.metrics();
     expect(queries.filter((sql) => sql.includes('agenda_jobs'))).toHaveLength(2);
   });
 
-  it('leaves the queue gauges out when Agenda keeps its jobs in MongoDB', async () => {
+  it('reads the queue from MongoDB when Agenda keeps its jobs there: empty until it connects', async () => {
     const { log } = quietLog();
-    const metrics = runnerMetrics(fakeOrm(database), log, {
-      AGENDA_MONGODB_URL: 'mongodb://127.0.0.1:27017/agenda',
-    });
+    const queries: string[] = [];
+    const metrics = runnerMetrics(
+      fakeOrm((sql) => {
+        queries.push(sql);
+        return database(sql);
+      }),
+      log,
+      { AGENDA_MONGODB_URL: 'mongodb://127.0.0.1:27017/agenda' },
+    );
     const parsed = parsePrometheusText(await metrics.registry.metrics());
-    expect(parsed.has('onramp_job_queue_depth')).toBe(false);
+    expect(parsed.get('onramp_job_queue_depth')?.samples).toEqual([]);
+    expect(queries.filter((sql) => sql.includes('agenda_jobs'))).toEqual([]);
     expect(parsed.has('onramp_settlement_latency_seconds')).toBe(true);
   });
 
@@ -286,9 +363,16 @@ describe('job runner metrics', () => {
       'onramp_job_queue_depth',
       'onramp_job_queue_lag_seconds',
       'onramp_chain_healthy',
+      'onramp_rate_age_seconds',
+      'onramp_rate_valid',
+      'onramp_payouts_stuck',
+      'onramp_payouts_stuck_oldest_seconds',
+      'onramp_webhook_backlog',
     ]) {
       expect(parsed.get(name)?.samples).toEqual([]);
     }
+    // Unlabelled, so present: not a number rather than a false 0.
+    expect(sampleValue(parsed, 'onramp_webhook_backlog_oldest_seconds')).toBeNaN();
     expect(sampleValue(parsed, 'onramp_webhook_attempts_total', { outcome: 'failed' })).toBe(1);
     expect(warn).toHaveBeenCalled();
   });

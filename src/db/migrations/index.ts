@@ -30,6 +30,7 @@ import { Migration20261128170200_fx_venue_orders } from './Migration202611281702
 import { Migration20261129100000_reserves } from './Migration20261129100000_reserves';
 import { Migration20261129110100_sanctions } from './Migration20261129110100_sanctions';
 import { Migration20261129120100_payout_reorgs } from './Migration20261129120100_payout_reorgs';
+import { Migration20261129140100_trace_context } from './Migration20261129140100_trace_context';
 
 /** Listed explicitly so migrations run the same from `src` (tests) and `dist` (processes). */
 export const migrationsList = [
@@ -130,5 +131,9 @@ export const migrationsList = [
   {
     name: 'Migration20261129120100_payout_reorgs',
     class: Migration20261129120100_payout_reorgs,
+  },
+  {
+    name: 'Migration20261129140100_trace_context',
+    class: Migration20261129140100_trace_context,
   },
 ];
