@@ -9,13 +9,14 @@
 import { join } from 'node:path';
 import { Client } from 'pg';
 import type { Benchmark } from './benchmarks';
-import { runLoad } from './lib/load';
+import { allSettled, depositLoad, gatewayCpuWithoutSubscribers } from './lib/subscription-deposits';
 import type { Row } from './lib/results';
 import { startBenchStack } from './lib/stack';
 import { api, pause, permanentOnramp, QUICK, untilTrue } from './lib/ws-api';
 import { percentile, round } from './lib/stats';
 import { backgroundLoad, cpuMs, forkRpc, machineCpuMs, type RpcChild } from './lib/ws-rpc';
-import type { SubscriberReport } from './lib/ws-subscribers';
+import { sampleLockWaits } from './lib/lock-waits';
+import { collect } from './lib/subscriber-reports';
 
 const SUBSCRIBERS = 1000;
 const CLIENT_PROCESSES = 2;
@@ -26,82 +27,6 @@ const LOAD_MS = QUICK ? 3_000 : 10_000;
 const ONRAMPS = 20;
 const QUERY = 'subscription { depositUpdated { depositId status updatedAt } }';
 const NAME = 'subscriptions';
-
-/**
- * Samples pg_stat_activity every 100 ms until stopped: the share of samples with a session
- * waiting on a lock, the mean number waiting, and the statement most often waiting.
- */
-function sampleLockWaits(databaseUrl: string) {
-  const client = new Client({ connectionString: databaseUrl });
-  let stopped = false;
-  let samples = 0;
-  let withWaits = 0;
-  let waiting = 0;
-  const statements = new Map<string, number>();
-  const running = (async () => {
-    await client.connect();
-    while (!stopped) {
-      const { rows } = await client.query<{ q: string }>(
-        `select left(regexp_replace(query, '\\s+', ' ', 'g'), 70) as q from pg_stat_activity
-          where datname = current_database() and wait_event_type = 'Lock'`,
-      );
-      samples += 1;
-      if (rows.length > 0) withWaits += 1;
-      waiting += rows.length;
-      for (const r of rows) statements.set(r.q, (statements.get(r.q) ?? 0) + 1);
-      await pause(100);
-    }
-    await client.end();
-  })();
-  return {
-    stop: async () => {
-      stopped = true;
-      await running.catch(() => undefined);
-      const top = [...statements].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '';
-      return {
-        share: samples ? withWaits / samples : 0,
-        mean: samples ? waiting / samples : 0,
-        top,
-      };
-    },
-  };
-}
-
-interface FanOut {
-  latencies: number[];
-  byStatus: Record<string, number[]>;
-  missing: number;
-  duplicates: number;
-  outOfOrder: number;
-  subscribers: number;
-  errors: string[];
-  closed: number;
-  sample: string | null;
-}
-
-async function collect(clients: RpcChild[], expected: number): Promise<FanOut> {
-  const reports = await Promise.all(
-    clients.map((c) => c.call<SubscriberReport>({ type: 'report' })),
-  );
-  const byStatus: Record<string, number[]> = {};
-  for (const r of reports) {
-    for (const [status, values] of Object.entries(r.latenciesByStatus)) {
-      byStatus[status] = (byStatus[status] ?? []).concat(values);
-    }
-  }
-  const distinct = reports.flatMap((r) => r.distinctPerSubscriber);
-  return {
-    latencies: Object.values(byStatus).flat(),
-    byStatus,
-    missing: distinct.reduce((sum, n) => sum + Math.max(0, expected - n), 0),
-    duplicates: reports.reduce((s, r) => s + r.duplicates, 0),
-    outOfOrder: reports.reduce((s, r) => s + r.outOfOrder, 0),
-    subscribers: distinct.length,
-    errors: reports.flatMap((r) => r.errors),
-    closed: reports.reduce((s, r) => s + r.closed, 0),
-    sample: reports.find((r) => r.sample)?.sample ?? null,
-  };
-}
 
 const everyClient = <T>(clients: RpcChild[], command: { type: string } & Record<string, unknown>) =>
   Promise.all(clients.map((c) => c.call<T>(command)));
@@ -133,6 +58,13 @@ async function measureService(clients: RpcChild[]) {
     const accounts: string[] = [];
     for (let i = 0; i < ONRAMPS; i += 1) accounts.push(await permanentOnramp(url, key));
     const account = accounts[0];
+    // First the same traffic with nobody subscribed: the gateway's CPU that is not fan-out.
+    const alone = await gatewayCpuWithoutSubscribers(
+      bench.stack.gateways[0].child.pid,
+      db,
+      { url, key, merchantId, accounts },
+      { durationMs: LOAD_MS, rate: DEPOSITS_PER_SECOND },
+    );
     const connectStarted = Date.now();
     await connectAll(clients, `${url.replace(/^http/, 'ws')}/graphql`, `Bearer ${key}`);
     const connectMs = Date.now() - connectStarted;
@@ -165,33 +97,12 @@ async function measureService(clients: RpcChild[]) {
 
     // Meanwhile: how often the database has sessions waiting on a lock, and on what.
     const locks = sampleLockWaits(bench.databaseUrl);
-    const load = await runLoad(
-      {
-        baseUrl: url,
-        requests: accounts.map((accountNumber) => ({
-          method: 'POST',
-          path: '/v1/sandbox/deposits',
-          headers: { authorization: `Bearer ${key}` },
-          body: {
-            account_number: accountNumber,
-            amount_ngn: '15000',
-            bank_reference: 'bench-sub-{{n}}',
-          },
-        })),
-        durationMs: LOAD_MS,
-        concurrency: 50,
-        rate: DEPOSITS_PER_SECOND,
-      },
-      1,
-    );
+    const load = await depositLoad(url, key, accounts, 'bench-sub-{{n}}', {
+      durationMs: LOAD_MS,
+      rate: DEPOSITS_PER_SECOND,
+    });
     const lockWaits = await locks.stop();
-    const settled = await untilTrue(async () => {
-      const { rows } = await db.query<{ n: number }>(
-        `select count(*)::int as n from deposits where merchant_id = $1 and status = 'PENDING_FX'`,
-        [merchantId],
-      );
-      return rows[0].n === 0;
-    }, 30_000);
+    const settled = await allSettled(db, merchantId, 30_000);
     const [{ expected }] = (
       await db.query<{ expected: number }>(
         `select count(*)::int as expected from events
@@ -215,7 +126,7 @@ async function measureService(clients: RpcChild[]) {
         (cpuAfter.machine.total - cpuBefore.machine.total),
       windowMs,
     };
-    return { fanOut, expected, load, settled, connectMs, cpu, lockWaits };
+    return { fanOut, expected, load, settled, connectMs, cpu, lockWaits, alone };
   } finally {
     await db.end();
     await bench.stop();
@@ -302,6 +213,12 @@ async function run(): Promise<Row[]> {
     const s = service.fanOut;
     const b = baseline.fanOut;
     const created = service.load.statuses['201'] ?? 0;
+    const messages = Math.max(1, s.latencies.length);
+    const gatewayUs = (service.cpu.gateway * 1000) / messages;
+    // The same traffic's CPU without subscribers, taken out: what is left is the fan-out's.
+    const fanOutUs =
+      ((service.cpu.gateway - service.alone.perDepositMs * created) * 1000) / messages;
+    const bareUs = (baseline.cpu.server * 1000) / Math.max(1, b.latencies.length);
     const p = (values: number[], q: number) => round(percentile(values, q));
     const problems = [
       s.subscribers !== SUBSCRIBERS ? `${s.subscribers} subscribers` : '',
@@ -327,13 +244,15 @@ async function run(): Promise<Row[]> {
       `${Math.round(service.lockWaits.share * 100)}% of 100 ms samples (mean ` +
       `${round(service.lockWaits.mean)}${service.lockWaits.top ? `, mostly "${service.lockWaits.top}"` : ''}); ` +
       `CPU over the ${round(service.cpu.windowMs / 1000)} s window: gateway ` +
-      `${round(service.cpu.gateway / 1000)} s (${round((service.cpu.gateway * 1000) / Math.max(1, s.latencies.length))} µs a message), ` +
+      `${round(service.cpu.gateway / 1000)} s (${round(gatewayUs)} µs a message; without ` +
+      `subscribers the same traffic cost it ${round(service.alone.perDepositMs)} ms a deposit, ` +
+      `${round(gatewayUs - fanOutUs)} µs of each message's share), ` +
       `runner ${round(service.cpu.runner / 1000)} s, clients ${round(service.cpu.clients / 1000)} s, ` +
       `machine ${Math.round(service.cpu.machineBusy * 100)}% busy; ` +
       `1,000 sockets connected in ${service.connectMs} ms. ` +
       `Baseline: bare ws broadcaster, ${b.latencies.length} messages of ${baseline.bytes} B ` +
       `(gateway's ${baseline.realBytes} B), server CPU ${round(baseline.cpu.server / 1000)} s ` +
-      `(${round((baseline.cpu.server * 1000) / Math.max(1, b.latencies.length))} µs a message), clients ${round(baseline.cpu.clients / 1000)} s, p50 ${p(b.latencies, 50)} ms, max ${p(b.latencies, 100)} ms` +
+      `(${round(bareUs)} µs a message), clients ${round(baseline.cpu.clients / 1000)} s, p50 ${p(b.latencies, 50)} ms, max ${p(b.latencies, 100)} ms` +
       `${b.missing ? `, ${b.missing} missing` : ''}; machine ${Math.round(background * 100)}% busy ` +
       'before the run (other processes)';
     return [
@@ -347,6 +266,20 @@ async function run(): Promise<Row[]> {
         baseline: p(b.latencies, 99),
         baselineIs: 'bare ws broadcast',
         note,
+      },
+      {
+        benchmark: NAME,
+        figure: 'gateway CPU per message, fan-out only (1,000 subscribers)',
+        unit: 'µs',
+        target: round(1.3 * bareUs),
+        better: 'lower',
+        measured: round(fanOutUs),
+        baseline: round(bareUs),
+        baselineIs: 'bare ws broadcast, server CPU per message',
+        note:
+          `target = 1.3 x bare; the gateway's CPU over the window (${round(gatewayUs)} µs a ` +
+          `message) less the same deposit traffic's CPU measured without subscribers just before ` +
+          `(${round(service.alone.perDepositMs)} ms a deposit x ${created} deposits)`,
       },
     ];
   } finally {
