@@ -20,22 +20,11 @@ import { LOCAL_HOT_WALLET_PRIVATE_KEY } from '../../src/embedded/local-chains';
 import { createTestDatabase, openTestOrm } from '../support/db';
 import { depositKit } from '../support/deposits';
 import { startTestChains, type TestChains } from '../support/chains';
+import { freePort } from '../support/free-port';
 
 const HOT_WALLET = privateKeyToAccount(LOCAL_HOT_WALLET_PRIVATE_KEY).address;
 const DESTINATION = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 const BLOCKED = '0x00000000000000000000000000000000DeaDBeef';
-
-/** A port nothing listens on: bound to learn a free number, then closed. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('treasury report (real PostgreSQL, real anvil chains)', () => {
   let chains: TestChains;
@@ -309,7 +298,7 @@ describe('treasury report (real PostgreSQL, real anvil chains)', () => {
       () => Promise.resolve(1),
       /^HTTP request failed\. connect ECONNREFUSED 127\.0\.0\.1:\d+$/,
     ],
-    ['a closed port', closedPort, /^HTTP request failed\. connect ECONNREFUSED 127\.0\.0\.1:\d+$/],
+    ['a closed port', freePort, /^HTTP request failed\. connect ECONNREFUSED 127\.0\.0\.1:\d+$/],
   ])(
     'a chain whose RPC URL is %s reports its error; the rest of the report is whole',
     async (_, port, error) => {
