@@ -196,4 +196,67 @@ describe('tracing across a deposit (OTLP/HTTP JSON to a receiver stand-in)', () 
     }, 30_000);
     expect(named(root, 'POST /graphql')[0].parentSpanId).toBe('');
   });
+
+  it('hostile trace headers (seeded): every request answers 201, and the deposit stores a well-formed context', async () => {
+    const seed = Number(process.env.FUZZ_SEED ?? 20261129);
+    const next = mulberry32(seed);
+    const pick = <T>(items: T[]) => items[Math.floor(next() * items.length)];
+    const printable = (length: number) =>
+      Array.from({ length }, () => String.fromCharCode(32 + Math.floor(next() * 95))).join('');
+    const hex = (length: number) =>
+      Array.from({ length }, () => '0123456789abcdef'[Math.floor(next() * 16)]).join('');
+    const hostile = () =>
+      pick([
+        () => printable(Math.floor(next() * 600)),
+        () => `00-${'0'.repeat(32)}-${hex(16)}-01`,
+        () => `00-${hex(32)}-${'0'.repeat(16)}-01`,
+        () => `ff-${hex(32)}-${hex(16)}-01`,
+        () => `00-${hex(32).toUpperCase()}-${hex(16)}-01`,
+        () => `00-${hex(31)}-${hex(16)}-01`,
+        () => `00-${hex(32)}-${hex(16)}-01-${printable(20)}`,
+        () => `00-${hex(32)}-${hex(16)}-zz`,
+        () => `${hex(2)}-${hex(32)}-${hex(16)}-${hex(2)},${printable(40)}`,
+      ])();
+    const rate = await freshRate(stack.url, key);
+    const onramp = await request(stack.url, 'POST', '/v1/onramp', {
+      key,
+      body: balanceOnramp(rate.rate_id),
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i += 1) {
+      const headers = { traceparent: hostile(), tracestate: printable(Math.floor(next() * 300)) };
+      const answer = await request(stack.url, 'POST', '/v1/sandbox/deposits', {
+        key,
+        headers,
+        body: { account_number: onramp.body.virtual_account.account_number, amount_ngn: '15000' },
+      });
+      if (answer.status !== 201) {
+        throw new Error(
+          `seed ${seed}, request ${i}: ${answer.status} for ${JSON.stringify(headers)}`,
+        );
+      }
+      ids.push(answer.body.deposit_id as string);
+    }
+    const rows = await sql<{ trace_parent: string | null }>(
+      databaseUrl,
+      'select trace_parent from deposits where id = any($1)',
+      [ids],
+    );
+    expect(rows).toHaveLength(ids.length);
+    for (const row of rows) {
+      expect(row.trace_parent).toMatch(/^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-0[01]$/);
+    }
+  });
 });
+
+/** A small seeded generator (mulberry32): the same seed replays the same headers. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
