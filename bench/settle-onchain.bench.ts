@@ -1,5 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { Benchmark } from './benchmarks';
 import { cpuMs, treeCpuMs } from './lib/cpu';
@@ -7,6 +6,8 @@ import { depositTimings, untilSettledOrStuck, type DepositTiming } from './lib/d
 import { permanentOnramp } from './lib/merchant-api';
 import { samplePayouts } from './lib/payout-sampler';
 import { payoutStages } from './lib/payout-stages';
+import { reportPhase } from './lib/phase-report';
+import { firstAndLast, queueGrowth } from './lib/queue-growth';
 import type { Row } from './lib/results';
 import type { BenchStack } from './lib/stack';
 import { startBenchStack } from './lib/stack';
@@ -25,6 +26,12 @@ const RUNNER_MS_PER_PAYOUT_BEFORE = 32;
  * profile of that phase alone, or a shorter run. Default: both.
  */
 const RATES = (process.env.BENCH_ONCHAIN_RATES ?? '20,50').split(',').map(Number);
+
+/** Queue growth: what it may gain per second, as a share of the rate offered (2 %). */
+const MAX_GROWTH_SHARE = 0.02;
+/** Queue growth: the pipeline fills within about a second (the 1/s p99); 5 s leaves a margin. */
+const FILL_MS = 5_000;
+const BACKLOG_STEP_MS = 100;
 
 interface PhaseResult {
   rate: number;
@@ -65,32 +72,6 @@ async function cutProfiles(bench: BenchStack, label: string): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 2000));
 }
 
-/** The phase's queues over time, the sessions' waits and the stage breakdown, to stdout. */
-function report(
-  prefix: string,
-  rate: number,
-  sampled: Awaited<ReturnType<Awaited<ReturnType<typeof samplePayouts>>['stop']>>,
-  stages: string[],
-): void {
-  // Other work on the machine moves these figures a lot: its 1-minute load average, at the end.
-  const load = loadavg()[0].toFixed(1);
-  const out = [
-    `   -- ${prefix} (${rate}/s): where each deposit's time went (load average ${load})`,
-    ...stages,
-  ];
-  for (const [job, ms] of Object.entries(sampled.jobsMs).sort()) {
-    out.push(
-      `  ${job} jobs: ${ms.length} ran, p50 ${round(percentile(ms, 50))} ms, p99 ` +
-        `${round(percentile(ms, 99))} ms, max ${round(Math.max(...ms))} ms`,
-    );
-  }
-  out.push('  queues over time (from load start):', ...sampled.timeline.map((l) => `    ${l}`));
-  out.push(`  database sessions not idle, per sample (${sampled.samples} samples):`);
-  for (const [what, n] of sampled.activity.slice(0, 15))
-    out.push(`    ${String(n).padStart(6)}  ${what}`);
-  process.stdout.write(`${out.join('\n')}\n`);
-}
-
 async function onchainPhase(
   bench: BenchStack,
   accounts: string[],
@@ -110,7 +91,7 @@ async function onchainPhase(
   const elapsedMs = performance.now() - started;
   const after = cpuNow(bench);
   await cutProfiles(bench, prefix.replace(/-$/, ''));
-  report(
+  reportPhase(
     prefix,
     rate,
     await sampler.stop(),
@@ -144,16 +125,6 @@ function notSettled(phase: PhaseResult): string {
   return Object.keys(counts).length
     ? `; not SETTLED after the wait: ${JSON.stringify(counts)}`
     : '';
-}
-
-/** Deposits created in the phase's first and last `windowMs` (by their own created_at). */
-function firstAndLast(phase: PhaseResult, windowMs: number) {
-  const start = Math.min(...phase.timings.map((t) => t.createdMs));
-  const end = start + phase.durationMs;
-  return {
-    first: phase.timings.filter((t) => t.createdMs < start + windowMs),
-    last: phase.timings.filter((t) => t.createdMs >= end - windowMs),
-  };
 }
 
 type Cpu = ReturnType<typeof cpuNow>;
@@ -216,32 +187,46 @@ function latencyRows(loaded: PhaseResult, idle: PhaseResult): Row[] {
 }
 
 /**
- * Queue growth at 50/s: the p99 of the last ten seconds' deposits against the first ten
- * seconds' (a queue that grows makes later arrivals wait longer), and how many were still on
- * their way when the load stopped, against what a pipeline with no queue holds in flight
- * (Little's law: the rate times the unloaded p50).
+ * Queue growth at 50/s, DESIGN.md's "the queue does not grow", measured on the queue itself:
+ * the backlog (arrived, not yet SETTLED) every 100 ms from the moment the pipeline has filled
+ * to the end of the load, and its least-squares growth per second. The target allows 2 % of
+ * the offered rate (a pipeline settling 98 % of what arrives). Until 2026-11-29 the figure was
+ * the p99 of the last ten seconds' deposits against the first ten's, which a queue that holds
+ * its level passes or fails by noise (bench/README.md); both p99s stay in the note. Beside it,
+ * how many were still on their way when the load stopped, against what a pipeline with no
+ * queue holds in flight (Little's law: the rate times the unloaded p50).
  */
-function queueRows(loaded: PhaseResult, idle: PhaseResult): Row[] {
+function queueRows(loaded: PhaseResult, idle: PhaseResult, steady: PhaseResult): Row[] {
   const windowMs = Math.min(10_000, loaded.durationMs / 3);
-  const { first, last } = firstAndLast(loaded, windowMs);
-  const firstP99 = round(percentile(latencies(first), 99));
+  const { first, last } = firstAndLast(loaded.timings, loaded.durationMs, windowMs);
   const s = Math.round(windowMs / 1000);
   const unloadedP50 = percentile(latencies(idle.timings), 50);
+  const p = (timings: DepositTiming[], q: number) => round(percentile(latencies(timings), q));
+  const growthOf = (phase: PhaseResult) =>
+    queueGrowth(phase.timings, phase.durationMs, {
+      fillMs: Math.min(FILL_MS, phase.durationMs / 2),
+      stepMs: BACKLOG_STEP_MS,
+      windowMs,
+    });
+  const growth = growthOf(loaded);
   return [
     {
       benchmark: 'settle-onchain',
-      figure: `p99 @${loaded.rate}/s, deposits of the last ${s} s`,
-      unit: 'ms',
-      target: firstP99,
+      figure: `backlog growth @${loaded.rate}/s`,
+      unit: 'deposits/s',
+      target: round(loaded.rate * MAX_GROWTH_SHARE, 2),
       better: 'lower',
-      measured: round(percentile(latencies(last), 99)),
-      baseline: firstP99,
-      baselineIs: `first ${s} s`,
+      measured: round(growth.perSecond, 2),
+      baseline: round(growthOf(steady).perSecond, 2),
+      baselineIs: `the same at ${steady.rate}/s`,
       note:
-        `p50 first ${s} s ${round(percentile(latencies(first), 50))} ms, last ${s} s ` +
-        `${round(percentile(latencies(last), 50))} ms; all: p50 ${round(percentile(latencies(loaded.timings), 50))} ms, ` +
-        `p99 ${round(percentile(latencies(loaded.timings), 99))} ms; ${loaded.accepted} deposits at ` +
-        `${loaded.sentRate}/s sent (HTTP p99 ${loaded.httpP99} ms)${notSettled(loaded)}`,
+        `backlog (arrived, not SETTLED) every ${BACKLOG_STEP_MS} ms from ${FILL_MS / 1000} s ` +
+        `after the first arrival to the load's end: mean ${growth.firstMean} over its first ` +
+        `${s} s, ${growth.lastMean} over its last ${s} s; p99 of the deposits of the first ${s} s ` +
+        `${p(first, 99)} ms, of the last ${s} s ${p(last, 99)} ms (p50 ${p(first, 50)} and ` +
+        `${p(last, 50)} ms); all: p50 ${p(loaded.timings, 50)} ms, p99 ${p(loaded.timings, 99)} ` +
+        `ms; ${loaded.accepted} deposits at ${loaded.sentRate}/s sent (HTTP p99 ` +
+        `${loaded.httpP99} ms)${notSettled(loaded)}`,
     },
     {
       benchmark: 'settle-onchain',
@@ -281,13 +266,14 @@ export const settleOnchainBenchmark: Benchmark = {
       // After the 1/s phase: the processes are warm, and its deposits are all settled.
       const background = await backgroundCpu(bench, seconds(10));
       const rows: Row[] = [];
+      let at20: PhaseResult | undefined;
       if (RATES.includes(20)) {
-        const at20 = await onchainPhase(bench, accounts, 'LOAD-', 20, seconds(30), 120_000);
+        at20 = await onchainPhase(bench, accounts, 'LOAD-', 20, seconds(30), 120_000);
         rows.push(...latencyRows(at20, idle), cpuRow(at20, idle, background));
       }
       if (RATES.includes(50)) {
         const at50 = await onchainPhase(bench, accounts, 'LOAD50-', 50, seconds(30), 240_000);
-        rows.push(...queueRows(at50, idle));
+        rows.push(...queueRows(at50, idle, at20 ?? idle));
       }
       return rows;
     } finally {
