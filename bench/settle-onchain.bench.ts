@@ -219,6 +219,7 @@ function queueRows(loaded: PhaseResult, idle: PhaseResult, steady: PhaseResult):
       measured: round(growth.perSecond, 2),
       baseline: round(growthOf(steady).perSecond, 2),
       baselineIs: `the same at ${steady.rate}/s`,
+      noRatio: true,
       note:
         `backlog (arrived, not SETTLED) every ${BACKLOG_STEP_MS} ms from ${FILL_MS / 1000} s ` +
         `after the first arrival to the load's end: mean ${growth.firstMean} over its first ` +

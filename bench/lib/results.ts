@@ -16,6 +16,11 @@ export interface Row {
   /** What the same work costs without the service in the way, measured in the same run. */
   baseline: number | null;
   baselineIs: string;
+  /**
+   * The baseline is read beside the figure, not divided into it: both sit near 0 (a queue's
+   * growth), where a ratio says nothing.
+   */
+  noRatio?: boolean;
   note?: string;
 }
 
@@ -23,8 +28,8 @@ export const meets = (row: Row): boolean =>
   Number.isFinite(row.measured) &&
   (row.better === 'lower' ? row.measured <= row.target : row.measured >= row.target);
 
-const ratioOf = (row: Row): number | null =>
-  row.baseline && Number.isFinite(row.baseline) && Number.isFinite(row.measured)
+export const ratioOf = (row: Row): number | null =>
+  !row.noRatio && row.baseline && Number.isFinite(row.baseline) && Number.isFinite(row.measured)
     ? Math.round((row.measured / row.baseline) * 100) / 100
     : null;
 

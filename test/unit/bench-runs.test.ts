@@ -1,5 +1,5 @@
 import { combineRuns, median } from '../../bench/lib/runs';
-import type { Row } from '../../bench/lib/results';
+import { ratioOf, type Row } from '../../bench/lib/results';
 
 const row = (figure: string, measured: number, extra: Partial<Row> = {}): Row => ({
   benchmark: 'settle-balance',
@@ -49,5 +49,13 @@ describe('benchmark figures over several runs', () => {
     ]);
     expect(throughput).toMatchObject({ measured: 200.5, metInRuns: 2, metInEveryRun: false });
     expect(Number.isNaN(throughput.runs[1])).toBe(true);
+  });
+});
+
+describe('a figure beside its baseline', () => {
+  it('is divided by it, unless both sit near 0 and the row says so', () => {
+    expect(ratioOf(row('p99', 150))).toBe(1.5);
+    expect(ratioOf(row('growth', 0.05, { baseline: 0.01, noRatio: true }))).toBeNull();
+    expect(ratioOf(row('p99', 150, { baseline: null }))).toBeNull();
   });
 });
