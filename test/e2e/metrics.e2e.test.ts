@@ -1,7 +1,7 @@
 import { startTestChains, type TestChains } from '../support/chains';
 import { createTestDatabase } from '../support/db';
 import { startOwnPostgres } from '../support/own-postgres';
-import { graphql, request } from '../support/http';
+import { request, setWebhookEndpoint } from '../support/http';
 import { autoWithdrawOnramp, balanceOnramp, freshRate, sandboxTransfer } from '../support/onramps';
 import { sampleValue, scrape, type Exposition } from '../support/prometheus-text';
 import {
@@ -46,13 +46,7 @@ describe('metrics of the gateway and the job runner', () => {
     runnerMetrics = stack.runners[0].metricsUrl!;
     key = (await createMerchant(databaseUrl, 'Metered Co')).api_key;
     await receiver.start();
-    const set = await graphql(
-      stack.url,
-      key,
-      'mutation($u: String!) { setWebhookEndpoint(url: $u) { url } }',
-      { u: receiver.url },
-    );
-    expect(set.body.errors).toBeUndefined();
+    await setWebhookEndpoint(stack.url, key, receiver.url);
   });
   afterAll(async () => {
     await stack?.stop();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestDatabase } from '../support/db';
-import { graphql, request } from '../support/http';
+import { request, setWebhookEndpoint } from '../support/http';
 import { autoWithdrawOnramp, balanceOnramp, freshRate, sandboxTransfer } from '../support/onramps';
 import { sampleValue, scrape, type Exposition } from '../support/prometheus-text';
 import { sql } from '../support/sql';
@@ -37,13 +37,7 @@ describe('operator metrics on the running processes', () => {
     });
     runnerMetrics = stack.runners[0].metricsUrl!;
     key = (await createMerchant(databaseUrl, 'Paged Co')).api_key;
-    const set = await graphql(
-      stack.url,
-      key,
-      'mutation($u: String!) { setWebhookEndpoint(url: $u) { url } }',
-      { u: receiver.url },
-    );
-    expect(set.body.errors).toBeUndefined();
+    await setWebhookEndpoint(stack.url, key, receiver.url);
   });
   afterAll(async () => {
     await stack?.stop();

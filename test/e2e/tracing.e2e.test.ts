@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { startTestChains, type TestChains } from '../support/chains';
 import { createTestDatabase } from '../support/db';
-import { graphql, request } from '../support/http';
+import { request, setWebhookEndpoint } from '../support/http';
 import { autoWithdrawOnramp, balanceOnramp, freshRate } from '../support/onramps';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { sql } from '../support/sql';
@@ -47,13 +47,7 @@ describe('tracing across a deposit (OTLP/HTTP JSON to a receiver stand-in)', () 
       },
     });
     key = (await createMerchant(databaseUrl, 'Traced Co')).api_key;
-    const set = await graphql(
-      stack.url,
-      key,
-      'mutation($u: String!) { setWebhookEndpoint(url: $u) { url } }',
-      { u: hooks.url },
-    );
-    expect(set.body.errors).toBeUndefined();
+    await setWebhookEndpoint(stack.url, key, hooks.url);
   });
   afterAll(async () => {
     await stack?.stop();

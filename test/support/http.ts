@@ -51,6 +51,23 @@ export async function graphql<T = Json>(
   return request(baseUrl, 'POST', '/graphql', { key, body: { query, variables } });
 }
 
+/** Points the merchant's webhooks at `receiverUrl` (GraphQL `setWebhookEndpoint`); fails on errors. */
+export async function setWebhookEndpoint(
+  baseUrl: string,
+  key: string,
+  receiverUrl: string,
+): Promise<void> {
+  const set = await graphql(
+    baseUrl,
+    key,
+    'mutation($u: String!) { setWebhookEndpoint(url: $u) { url } }',
+    { u: receiverUrl },
+  );
+  if (set.body.errors !== undefined) {
+    throw new Error(`setWebhookEndpoint answered ${JSON.stringify(set.body.errors)}`);
+  }
+}
+
 /**
  * A request through node:http with the path exactly as given (fetch would re-encode it), from
  * `localAddress` when set (any 127.0.0.0/8 address is this machine on Linux).

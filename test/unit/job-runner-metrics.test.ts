@@ -34,6 +34,16 @@ function runnerMetrics(orm: MikroORM, log: Logger, env: Record<string, string> =
   );
 }
 
+/** Runner metrics over the stand-in database, with every statement they send. */
+function recordingRunnerMetrics(env: Record<string, string> = {}) {
+  const queries: string[] = [];
+  const orm = fakeOrm((sql) => {
+    queries.push(sql);
+    return database(sql);
+  });
+  return { metrics: runnerMetrics(orm, quietLog().log, env), queries };
+}
+
 function track<T extends { close(): void }>(metrics: T): T {
   created.push(metrics);
   return metrics;
@@ -116,15 +126,7 @@ describe('job runner metrics', () => {
   });
 
   it('reuses a database read for METRICS_CACHE_SECONDS: a scrape storm costs one query per gauge', async () => {
-    const { log } = quietLog();
-    const queries: string[] = [];
-    const metrics = runnerMetrics(
-      fakeOrm((sql) => {
-        queries.push(sql);
-        return database(sql);
-      }),
-      log,
-    );
+    const { metrics, queries } = recordingRunnerMetrics();
     await Promise.all(Array.from({ length: 10 }, () => metrics.registry.metrics()));
     for (let i = 0; i < 10; i += 1) await metrics.registry.metrics();
     for (const table of ['agenda_jobs', 'from rates', 'from payouts', 'from webhook_deliveries']) {
@@ -133,16 +135,7 @@ describe('job runner metrics', () => {
   });
 
   it('queries the queue once per scrape for both queue gauges (no reuse configured)', async () => {
-    const { log } = quietLog();
-    const queries: string[] = [];
-    const metrics = runnerMetrics(
-      fakeOrm((sql) => {
-        queries.push(sql);
-        return database(sql);
-      }),
-      log,
-      { METRICS_CACHE_SECONDS: '0' },
-    );
+    const { metrics, queries } = recordingRunnerMetrics({ METRICS_CACHE_SECONDS: '0' });
     await metrics.registry.metrics();
     expect(queries.filter((sql) => sql.includes('agenda_jobs'))).toHaveLength(1);
     await metrics.registry.metrics();
@@ -150,16 +143,9 @@ describe('job runner metrics', () => {
   });
 
   it('reads the queue from MongoDB when Agenda keeps its jobs there: empty until it connects', async () => {
-    const { log } = quietLog();
-    const queries: string[] = [];
-    const metrics = runnerMetrics(
-      fakeOrm((sql) => {
-        queries.push(sql);
-        return database(sql);
-      }),
-      log,
-      { AGENDA_MONGODB_URL: 'mongodb://127.0.0.1:27017/agenda' },
-    );
+    const { metrics, queries } = recordingRunnerMetrics({
+      AGENDA_MONGODB_URL: 'mongodb://127.0.0.1:27017/agenda',
+    });
     const parsed = parsePrometheusText(await metrics.registry.metrics());
     expect(parsed.get('onramp_job_queue_depth')?.samples).toEqual([]);
     expect(queries.filter((sql) => sql.includes('agenda_jobs'))).toEqual([]);
